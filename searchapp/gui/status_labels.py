@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QLabel, QSizeGrip, QStatusBar, QWidget
 from ..base.config import Config
 from ..library import LibraryStatus
 from ..base.rate import format_left
-from ..library.report.status import members_noun
+from ..library.report.status import by_rule_counts, members_noun, unopened_counts
 from ..library.sync.meaning_pass import meaning_percent
 from ..library.sync.meaning_rate import meaning_left_s
 from .plain import make_plain
@@ -120,7 +120,7 @@ class StatusLabels(QObject):
         note = _writer_note(st)
         state = ("" if st.consistent else " — index not consistent") + note
         self._say(self.index, held + state, f"{st.chunks:,} passages in {files:,} files" + state)
-        self.index.setToolTip(f"{st.writer} is syncing this library" if note else "")
+        self.index.setToolTip(f"{st.writer} is syncing this library" if note else _set_aside(st))
         self.fit()
 
     def show_models(self, config: Config, ready: bool) -> None:
@@ -152,3 +152,11 @@ def _writer_note(st: LibraryStatus) -> str:
     meaning = f"meaning {meaning_percent(st.embedded, st.chunks)}%" + (
         f", about {format_left(left)} left" if left is not None else "")
     return f" · {who} is syncing ({meaning})"
+
+
+def _set_aside(st: LibraryStatus) -> str:
+    """What the files count leaves out, for its tooltip: the files left out on purpose (a secret, a lockfile, an
+    empty file: decisions 0177, 0178) and those met but never opened (decision 0180), as `status` says them."""
+    unopened = unopened_counts(st.not_document_types, st.left_out_by_rules, st.folders_left_out)
+    return "\n".join([f"Left out on purpose: {by_rule_counts(st.left_out)}"] * bool(st.left_out)
+                      + [f"Also met, never opened: {unopened}"] * bool(unopened))

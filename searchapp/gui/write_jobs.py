@@ -63,12 +63,12 @@ def cancel_summary(rep: Optional[SyncReport]) -> str:
 def _stopped_before(rep: SyncReport) -> str:
     """What an earlier sync, stopped (Cancel, the window closed, a crash), left out and never said: "; the last sync
     stopped after 1,204 of 3,000 files: 3 files could not be read (Not indexed lists them)"."""
-    from ..library.sync.unsaid import left_out_counts, stopped_head
+    from ..library.sync.unsaid import unsaid_counts, stopped_head
 
     before = rep.stopped_before
     if before is None:
         return ""
-    return f"; {stopped_head(before)}: {left_out_counts(before)} (Not indexed lists them)"
+    return f"; {stopped_head(before)}: {unsaid_counts(before)} (Not indexed lists them)"
 
 
 class WriteJobs(QObject):

@@ -67,11 +67,11 @@ def _index(args: argparse.Namespace, config: Config, progress: TerminalProgress,
                 raise
             progress.close()
             print(f"searchapp: {stopped_text(exc.report, lib.meaning(), args.paths)}", file=sys.stderr)
-            from ...library.sync.unsaid import left_out_counts
+            from ...library.sync.unsaid import unsaid_counts
 
             stopped = lib.stopped_sync()  # what it left out (and any sync stopped before it): never said otherwise
             if stopped is not None and stopped.left_out:
-                print_left_out(f"{left_out_counts(stopped)}:", stopped.problems, stopped.left_out)
+                print_left_out(f"{unsaid_counts(stopped)}:", stopped.problems, stopped.left_out)
             return Cancelled.exit_code
         progress.close()
         print_report(total, args.json)
@@ -160,9 +160,9 @@ def print_stopped_before(rep: SyncReport) -> None:
     with this one's (library/sync/unsaid.py), by `index` and `watch` alike."""
     before = rep.stopped_before
     if before is not None:
-        from ...library.sync.unsaid import left_out_counts, stopped_head
+        from ...library.sync.unsaid import stopped_head, unsaid_counts
 
-        print_left_out(f"searchapp: {stopped_head(before)}; {left_out_counts(before)}:", before.problems,
+        print_left_out(f"searchapp: {stopped_head(before)}; {unsaid_counts(before)}:", before.problems,
                        before.left_out)
 
 
@@ -187,12 +187,12 @@ def _list_left_out(left_out: list[tuple[str, str]]) -> None:
     lockfiles and bundles (decision 0178)."""
     from ...base.member_paths import display_path
     from ...library.report.not_indexed import left_out_by_rule
-    from .status import left_out_counts
+    from ...library.report.status import by_rule_counts
 
     if not left_out:
         return
     rules = left_out_by_rule(("excluded", r) for _, r in left_out)
-    said = "as secrets" if set(rules) == {"secret"} else f"on purpose ({left_out_counts(rules)})"
+    said = "as secrets" if set(rules) == {"secret"} else f"on purpose ({by_rule_counts(rules)})"
     print(f"{counted(len(left_out), 'file')} left out {said} (`searchapp status --files excluded` lists them):",
           file=sys.stderr)
     for p, r in left_out[:10]:

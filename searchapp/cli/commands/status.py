@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..library_protocol import LedgerReader
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_status", "print_status", "print_ledger", "ledger_state", "left_out_counts"]
+__all__ = ["register", "cmd_status", "print_status", "print_ledger", "ledger_state"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -75,7 +75,7 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     say(f"library: {printable(st.data_dir)}")
     if st.writer:
         say(f"  being written now by {printable(st.writer)}: the counts below grow as it goes")
-    from ...library.report.status import by_status, folder_counts, unopened_counts
+    from ...library.report.status import by_rule_counts, by_status, folder_counts, unopened_counts
     from ...library.sync.roots import missing_advice
 
     for r in st.roots:
@@ -123,7 +123,7 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     if st.reindex_needed:
         say(f"reindex needed: {printable(st.reindex_needed)}")
     if st.left_out:  # left out on purpose: counted, not listed among the problems (decision 0177)
-        say(f"left out: {left_out_counts(st.left_out)} (`searchapp status --files excluded` and `--files empty` "
+        say(f"left out: {by_rule_counts(st.left_out)} (`searchapp status --files excluded` and `--files empty` "
             "list them)")
     if st.failed:
         from ...library.report.not_indexed import entries_in
@@ -135,11 +135,6 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
             path, _, reason = row
             say(f"  [{st.failed_states[row]}] {printable(display_path(path))}: {printable(reason)}")
     return code
-
-
-def left_out_counts(counts: dict[str, int]) -> str:
-    """"secret: 3 files, empty: 2 files": the entries left out on purpose, by rule, the most first."""
-    return ", ".join(f"{rule}: {counted(n, 'file')}" for rule, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def bi_encoder_conventions(b: BiEncoderStatus) -> str:
@@ -185,6 +180,7 @@ def print_ledger(args: argparse.Namespace, lib: LedgerReader, state: Optional[st
     from ...base.member_paths import member_fields
 
     from ...library.report.not_indexed import QUIET_STATES, left_out_by_rule
+    from ...library.report.status import by_rule_counts
 
     rows = lib.ledger(state)
     rules = left_out_by_rule((s, r.error) for s, r in rows)  # left out on purpose, by rule ("secret: 3 files")
@@ -194,7 +190,7 @@ def print_ledger(args: argparse.Namespace, lib: LedgerReader, state: Optional[st
             for s, r in rows], **({"left_out": rules} if state in QUIET_STATES else {})}))
         return 0
     if state in QUIET_STATES and rules:
-        print(left_out_counts(rules))
+        print(by_rule_counts(rules))
     for s, r in rows:
         print(f"[{s}] {printable(display_path(r.path))}" + (f": {printable(r.error)}" if r.error else ""))
     return 0

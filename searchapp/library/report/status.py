@@ -421,6 +421,11 @@ def _summed(counts: Iterable[Mapping[str, int]]) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
+def by_rule_counts(counts: Mapping[str, int]) -> str:
+    """"secret: 3 files, empty: 2 files": the entries left out on purpose, by rule, the most first."""
+    return ", ".join(f"{rule}: {counted(n, 'file')}" for rule, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def unopened_counts(not_documents: Mapping[str, int], left_out_by_rules: Mapping[str, int],
                     folders: Mapping[str, int]) -> str:
     """The files met and never opened, as `index` and `status` say them (decision 0180): "3 not documents (.exe,

@@ -31,7 +31,7 @@ from ...store import Store
 from ...store.ledger import left_out_since
 from .contract import StoppedSync, SyncReport
 
-__all__ = ["UNSAID_META", "StopMark", "stopped_sync", "stopped_head", "stopped_note", "left_out_counts"]
+__all__ = ["UNSAID_META", "StopMark", "stopped_sync", "stopped_head", "stopped_note", "unsaid_counts"]
 
 # JSON {"began", "stage", "done", "total", "folder", "exact"} while a sync runs, or after it stopped
 UNSAID_META = "unsaid"
@@ -155,7 +155,7 @@ def stopped_head(s: StoppedSync) -> str:
     return "the last sync stopped before it read any file"
 
 
-def left_out_counts(s: StoppedSync) -> str:
+def unsaid_counts(s: StoppedSync) -> str:
     """"3 files could not be read, 1 not indexed": its failures, then the rest it skipped (no text, a format not read)."""
     rest = s.left_out - s.failed
     return ", ".join([f"{counted(s.failed, 'file', grouped=True)} could not be read"] * bool(s.failed)
@@ -174,4 +174,4 @@ def stopped_note(s: StoppedSync) -> str:
         return note
     named = ", ".join(f"{display_path(path)} ({reason})" for path, _, reason in s.problems[:NAMED])
     more = f" and {s.left_out - NAMED:,} more" if s.left_out > NAMED else ""
-    return f"{note}; since it began, {left_out_counts(s)}: {named}{more}"
+    return f"{note}; since it began, {unsaid_counts(s)}: {named}{more}"

@@ -51,3 +51,22 @@ def test_model_label_names_the_pooling_that_runs_not_auto(qtbot, make_config):
     assert labels.models.text() == "Model: other (auto) (loading…)"  # another model's status says nothing of it
     labels.show_models(make_config(models={"bi_encoder": "/m/bge-small", "pooling": "max"}), True)
     assert labels.models.text() == "Model: bge-small (max)"
+
+
+def test_the_files_count_says_what_it_leaves_out(qtbot):
+    """The window counted the files it read and said nothing of the key it left out nor of the programs it never
+    opened (decisions 0177, 0180): the count's tooltip says them, as `status` does."""
+    import dataclasses
+
+    from searchapp.library.report.status import RootStatus
+
+    bar = QStatusBar()
+    qtbot.addWidget(bar)
+    labels = StatusLabels(bar)
+    root = RootStatus("/d", 3, 9, None, not_document_types={".exe": 1, ".png": 2}, folders_left_out={"hidden": 1})
+    labels.show_status(dataclasses.replace(_status(""), roots=[root], left_out={"secret": 1, "empty": 2}))
+    assert labels.index.toolTip() == ("Left out on purpose: empty: 2 files, secret: 1 file\nAlso met, never opened: "
+                                      "3 not documents (.png 2, .exe), 1 folder not walked (hidden: the files in it are "
+                                      "not counted)")
+    labels.show_status(_status(""))
+    assert labels.index.toolTip() == ""
