@@ -24,7 +24,7 @@ from .migrations import migrate
 from .passage_records import PassageRecords
 from .root_records import RootRecords
 from .rows import ChunkRow, FileRow, NewChunk, RootRow
-from .scope import ScopeQueries, fold, holds_header
+from .scope import ScopeQueries, fold, holds_header, holds_tag
 from .lexical_queries import LexicalQueries, fts_query
 from .vector_queue import VectorQueue
 from .word_stats import WordStats
@@ -102,6 +102,7 @@ class Store(RootRecords, FileRecords, PassageRecords, VectorQueue, ScopeQueries,
             conn.create_function("cjk_chars", 1, cjk_chars, deterministic=True)  # the CJK table's triggers
             conn.create_function("fold", 1, fold, deterministic=True)  # name: (scope.name_matches)
             conn.create_function("holds_header", 3, holds_header, deterministic=True)  # from:, to:, subject:
+            conn.create_function("holds_tag", 2, holds_tag, deterministic=True)  # #tag
             self.conn = conn
             if not readonly:
                 if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":

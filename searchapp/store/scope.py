@@ -12,6 +12,7 @@ import os
 import re
 import sqlite3
 import unicodedata
+from functools import lru_cache
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -22,6 +23,7 @@ from .lexical import Fragment
 
 __all__ = ["Fragment", "INDEXED", "MESSAGE", "files_where", "name_matches", "on_page", "files_containing", "all_of",
            "HEADER_LINES", "HEADER_PASSAGES", "HEADER_CHARS", "holds_header", "header_terms", "header_matches",
+           "holds_tag", "tags_held", "any_of",
            "with_content", "ScopeQueries", "fold"]
 
 INDEXED: Fragment = ("f.status = 'indexed'", [])
@@ -137,6 +139,34 @@ def header_matches(field: str, values: Sequence[str]) -> Fragment:
     return f"({MESSAGE} AND {near} AND ({checks}))", params
 
 
+@lru_cache(maxsize=64)
+def _tag_pattern(tag: str) -> re.Pattern[str]:
+    """`#tag` as notes hold it: not after a word character or '#' (`page.html#intro`, `##tag`), and ending the tag:
+    then the end, a space, '/' (`#project/alpha` is under `#project`) or punctuation but '-' (`#project-alpha`,
+    `#projects`, `#project_x` are other tags)."""
+    return re.compile(r"(?<![\w#])#" + re.escape(tag) + r"(?![\w-])")
+
+
+def holds_tag(text: Optional[str], tag: str) -> int:
+    """1 when `text`, a passage, holds the tag `tag` (folded, as `fold`: any case, with or without accents; without
+    its '#'), else 0: the SQL function holds_tag() of every Store connection."""
+    return 1 if _tag_pattern(tag).search(fold(text) or "") else 0
+
+
+def tags_held(tags: Sequence[tuple[str, Sequence[tuple[str, bool]]]], *, exclude: bool = False) -> Fragment:
+    """Files holding one of `tags` (none of them with `exclude`) in a passage: `#project`, `#area/sub`. A tag is
+    (its text without '#', the pieces of its words as `_term_files` reads them): the passages holding its words
+    are the candidates (the words index reads `#project/alpha` as the words project alpha), holds_tag decides."""
+    selects: list[str] = []
+    params: list[Any] = []
+    for tag, pieces in tags:
+        near, more = _term_chunks(pieces)
+        selects.append(f"SELECT c.file_id FROM chunks c WHERE c.id IN ({near}) AND holds_tag(c.text, ?)")  # noqa: S608 (fragments: constants; values are ?)
+        params += [*more, fold(tag) or ""]
+    sql = " UNION ".join(selects) or "SELECT NULL WHERE 0"
+    return f"f.id {'NOT IN' if exclude else 'IN'} ({sql})", params
+
+
 def on_page(page: int) -> Fragment:
     return "c.page = ?", [page]
 
@@ -163,6 +193,21 @@ def _term_files(pieces: Sequence[tuple[str, bool]]) -> Fragment:
     return "SELECT file_id FROM (" + " INTERSECT ".join(selects) + ")", params  # noqa: S608 (fragments: constants; values are ?)
 
 
+def _term_chunks(pieces: Sequence[tuple[str, bool]]) -> Fragment:
+    """A SELECT of the ids of passages containing every piece (`_term_files`' reading of a piece, a passage not a
+    file: a tag's words must be in the passage that holds_tag reads)."""
+    selects: list[str] = []
+    params: list[Any] = []
+    for text, prefix in pieces:
+        if is_cjk(text):
+            table, expr = CJK_TABLE, _phrase(cjk_chars(text))
+        else:
+            table, expr = "chunks_fts", _phrase(" ".join(text.split()), prefix)
+        selects.append(f"SELECT rowid FROM {table} WHERE {table} MATCH ?")  # noqa: S608 (constants; values are ?)
+        params.append(expr)
+    return " INTERSECT ".join(selects) or "SELECT NULL WHERE 0", params
+
+
 def files_containing(terms: Sequence[Sequence[tuple[str, bool]]], *, exclude: bool = False) -> Fragment:
     """Files containing at least one of `terms` (none of them with `exclude`); a term is its pieces, as
     `_term_files` reads them."""
@@ -175,6 +220,13 @@ def with_content(hashes: Sequence[str]) -> Fragment:
     """Files whose content is one of `hashes` (sha256): a row's exact copies, asked within a search's scope."""
     hashes = list(dict.fromkeys(hashes)) or [""]  # no hash: no file (IN () is no SQL)
     return f"f.sha256 IN ({','.join('?' * len(hashes))})", hashes
+
+
+def any_of(fragments: Sequence[Fragment]) -> Fragment:
+    """At least one fragment must hold (an OR group of words and tags)."""
+    if len(fragments) == 1:
+        return fragments[0]
+    return "(" + " OR ".join(f"({f[0]})" for f in fragments) + ")", [x for f in fragments for x in f[1]]
 
 
 def all_of(fragments: Sequence[Fragment]) -> Fragment:
@@ -198,6 +250,10 @@ class ScopeQueries:
 
     def header_fragment(self, field: str, values: Sequence[str]) -> Fragment:
         return header_matches(field, values)
+
+    def tag_fragment(self, tags: Sequence[tuple[str, Sequence[tuple[str, bool]]]], *,
+                     exclude: bool = False) -> Fragment:
+        return tags_held(tags, exclude=exclude)
 
     def chunk_ids_where(self, where: Fragment) -> np.ndarray:
         """The ids (sorted int64) of every passage of the files (and pages) `where` allows."""

@@ -131,7 +131,7 @@ def test_cli_guide_has_the_syntax_table():
     assert len(table) >= len(SYNTAX_ROWS) + 2
     for field in FIELDS:
         assert f"`{field}:" in section, field
-    for form in ('`"exact phrase"`', "`-word`", "`OR`", "`word*`", "--literal"):
+    for form in ('`"exact phrase"`', "`-word`", "`OR`", "`word*`", "`#tag`", "--literal"):
         assert form in section, form
     for decision in ("file", "stem", "malformed"):
         assert decision in section.lower(), decision

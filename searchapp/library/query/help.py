@@ -19,6 +19,7 @@ SYNTAX_ROWS: tuple[tuple[str, str], ...] = (
     ('-word   -"a phrase"', "the file must not contain it"),
     ('a OR b   "x y" OR z', "the file must contain at least one of them"),
     ("word*", "the file must contain a word starting with this"),
+    ("#tag   #area/sub   -#tag", "a note tagged so (#area/sub is under #area; #area-x is another tag); -: not tagged"),
     ('in:PATH   dir:PATH   in:"~/My Docs"', "only files at or below this folder (several: any of them)"),
     ("type:pdf,docx", "only these file types (extensions; a message is eml or msg wherever it is; mail: all mail)"),
     ("name:GLOB", "the file's name matches (* ? [abc]; without a wildcard: contains), any case"),
@@ -54,6 +55,8 @@ def query_parts(parsed: ParsedQuery) -> list[QueryPart]:
             label = "not " + c.terms[0].to_text()
         elif c.kind == "any":
             label = "any of: " + c.to_text()
+        elif c.terms[0].tag:
+            label = "tag " + c.to_text()
         elif c.terms[0].prefix:
             label = "prefix " + c.to_text()
         else:

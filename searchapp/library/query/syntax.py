@@ -5,6 +5,7 @@
     -word  -"a phrase"  the file must not contain it
     a OR b  "x y" OR z  the file must contain at least one (OR binds tighter than the implicit AND)
     word*               the file must contain a word starting with this
+    #tag  #area/sub     the file holds the tag (Obsidian, Logseq, Bear): `#area/sub` is under `#area`; ranks by its words
     in:PATH  dir:PATH   at or below a folder (quotes allowed: in:"~/My Docs"; ~ expanded); several: any of them
     type:pdf,docx       file type, any of them (an extension; a message: eml or msg; mail: all mail)
     name:GLOB           the file's name (not its folder), case-insensitive; * ? [abc]; no wildcard: contains
@@ -17,15 +18,15 @@ DATE is YYYY-MM-DD, YYYY-MM or YYYY, and always means the first day of that peri
 full date already did: `after:2026-01 before:2026-02` is January 2026, `before:2026` is up to 2025-12-31.
 
 A query holds at most MAX_OPERATORS operator parts (phrases, prefixes, exclusions, OR alternatives, field
-values), counted in the order typed: past that, a phrase, prefix or OR group is searched as plain words and
+values), counted in the order typed: past that, a phrase, prefix, tag or OR group is searched as plain words and
 an exclusion or field is ignored, with a note. Each part is a subquery of one SQL statement, and SQLite caps
 how deep and wide a statement may be (600 ORs or 10,000 exclusions failed as a database error).
 
 Anything that does not parse (an unbalanced quote, a field without a value, an unknown field like foo:bar,
 a bad date, OR with nothing on one side) is searched as the words it contains and noted in `warnings`:
 never an error. `literal=True` turns all of this off. Semantic ranking uses `free_text`: the plain words,
-the phrases, the OR alternatives and the prefixes' stems, in the order typed (exclusions and fields left
-out). A query with no syntax at all (`has_syntax` False) is searched exactly as before this module existed.
+the phrases, the OR alternatives, the prefixes' stems and the tags' words, in the order typed (exclusions and
+fields left out). A query with no syntax at all (`has_syntax` False) is searched exactly as before this module existed.
 How a long question is read (as prose, not syntax) is query/reading.py's job.
 """
 
@@ -49,6 +50,9 @@ HEADER_FIELDS = ("from", "to", "cc", "subject")  # a message's header lines (sto
 TOKEN_CHAR = re.compile(r"[^\W_]")  # a character the lexical index keeps (unicode61: letters and digits)
 _FIELD = re.compile(r"([A-Za-z]+):(.*)", re.S)
 _PREFIX = re.compile(r"(\w+)\*")
+# A tag as notes write it: '#', a letter, then letters, digits, '_', '-', and '/' between levels. `#1` (an issue
+# number) and `# Title` (a heading) are no tags; anything else after the '#' (`#c++`) is a word as before.
+_TAG = re.compile(r"#([^\W\d_][\w-]*(?:/[\w-]+)*)")
 MAX_OPERATORS = 100
 @dataclass(frozen=True)
 class Term:
@@ -57,8 +61,11 @@ class Term:
     text: str
     phrase: bool = False  # typed in quotes (a bare word of several index words, e.g. e-mail, acts as one)
     prefix: bool = False
+    tag: bool = False  # typed `#text`: a file holding that tag (store/scope.py holds_tag)
 
     def to_text(self) -> str:
+        if self.tag:
+            return "#" + self.text
         return f'"{self.text}"' if self.phrase else self.text + ("*" if self.prefix else "")
 
 
@@ -134,7 +141,7 @@ def parse_with_inner_fields_as_words(text: str) -> tuple[ParsedQuery, list[str]]
 
 @dataclass
 class _Tok:
-    kind: str  # word | phrase | prefix | field | or
+    kind: str  # word | phrase | prefix | tag | field | or
     text: str
     neg: bool = False
     name: str = ""  # a field's name
@@ -233,6 +240,10 @@ class _Parser:
             if not TOKEN_CHAR.search(bare):  # "-", "*", "--": no word to require or exclude
                 out.append(_Tok("word", s[start:self.i]))
                 continue
+            tag = _TAG.fullmatch(bare)
+            if tag:
+                out.append(_Tok("tag", tag.group(1), neg))
+                continue
             p = _PREFIX.fullmatch(bare)
             if p and TOKEN_CHAR.search(p.group(1)):
                 out.append(_Tok("prefix", p.group(1), neg))
@@ -279,7 +290,7 @@ class _Parser:
             group = [t]
             j = i
             while (not t.neg and j + 2 < len(toks) and toks[j + 1].kind == "or"
-                   and toks[j + 2].kind in ("word", "phrase", "prefix") and not toks[j + 2].neg):
+                   and toks[j + 2].kind in ("word", "phrase", "prefix", "tag") and not toks[j + 2].neg):
                 group.append(toks[j + 2])
                 j += 2
             if len(group) > 1:
@@ -292,7 +303,7 @@ class _Parser:
             if t.neg:
                 if self.take(1):
                     clauses.append(Clause("exclude", (_term(t),)))
-            elif t.kind in ("phrase", "prefix") and self.take(1):
+            elif t.kind in ("phrase", "prefix", "tag") and self.take(1):
                 clauses.append(Clause("require", (_term(t),)))
             else:
                 clauses.append(Clause("word", (Term(t.text),)))
@@ -357,6 +368,8 @@ class _Parser:
 def _term(t: _Tok) -> Term:
     if t.kind == "prefix":
         return Term(t.text, prefix=True)
+    if t.kind == "tag":
+        return Term(t.text, tag=True)
     return Term(t.text, phrase=t.kind == "phrase")
 
 

@@ -1,8 +1,8 @@
 """Exact enforcement of a parsed query's constraints (query/syntax.py) in every search mode.
 
 Unit: the **file** (Recoll/DocFetcher semantics). A file is allowed when it contains every required phrase
-or prefix somewhere, at least one alternative of every OR group, none of the excluded words or phrases
-anywhere, and passes the fields; `page:N` then keeps only its passages on page N. The allowed set is one
+or prefix somewhere, holds every #tag (a note's tag tags the note: store/scope.py holds_tag), at least one
+alternative of every OR group, none of the excluded words, phrases or tags anywhere, and passes the fields; `page:N` then keeps only its passages on page N. The allowed set is one
 WHERE fragment over `files f` and `chunks c` whose term tests are FTS5 subqueries (parameterised MATCH
 strings, each term quoted as an FTS5 phrase), so `FilterScope` (filter_scope.py) turns it into allowed chunk ids
 for the dense side and joins it into BM25 on the lexical side: both honour it before the top k are cut.
@@ -26,12 +26,13 @@ from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
 from ...store.cjk import CJK_CLASS
 from ...store.rows import ChunkRow
-from ...store.scope import INDEXED, Fragment, all_of, files_containing, header_matches, name_matches, on_page
+from ...store.scope import (INDEXED, Fragment, all_of, any_of, files_containing, header_matches, name_matches, on_page,
+                             tags_held)
 from ..query.filters import SearchFilters
 from .filter_scope import FilterScope
 from .folding import Copies, Folded, fold_copies, mark_folded
 from .grouping import MAX_POOL
-from ..query.syntax import HEADER_FIELDS, TOKEN_CHAR, ParsedQuery, Term, filters_of
+from ..query.syntax import HEADER_FIELDS, TOKEN_CHAR, Clause, ParsedQuery, Term, filters_of
 
 __all__ = ["QueryConstraints", "constraint_scope", "list_by_date", "listed", "parse_for_search"]
 
@@ -86,10 +87,23 @@ class QueryConstraints:
             parts.append(on_page(p.page))
         for clause in p.clauses:
             if clause.kind != "word":
-                pieces, exclude = [term_pieces(t) for t in clause.terms], clause.kind == "exclude"
-                parts.append(files_containing(pieces, exclude=exclude) if self._store is None
-                             else self._store.term_fragment(pieces, exclude=exclude))
+                parts.append(self._clause(clause))
         return all_of(parts)
+
+    def _clause(self, clause: Clause) -> Fragment:
+        """A file containing the clause's terms (one of them for an OR group; none for an exclusion): its words and
+        phrases by the words index, its tags by the passages holding them."""
+        exclude = clause.kind == "exclude"
+        pieces = [term_pieces(t) for t in clause.terms if not t.tag]
+        tags = [(t.text, term_pieces(Term(t.text))) for t in clause.terms if t.tag]
+        fragments: list[Fragment] = []
+        if pieces:
+            fragments.append(files_containing(pieces, exclude=exclude) if self._store is None
+                             else self._store.term_fragment(pieces, exclude=exclude))
+        if tags:
+            fragments.append(tags_held(tags, exclude=exclude) if self._store is None
+                             else self._store.tag_fragment(tags, exclude=exclude))
+        return all_of(fragments) if exclude else any_of(fragments)
 
     def where(self) -> tuple[str, list[Any]]:
         return self._where[0], list(self._where[1])

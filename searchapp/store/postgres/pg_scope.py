@@ -25,7 +25,8 @@ from typing import Any, Optional, Sequence
 
 from ..cjk import cjk_chars, is_cjk
 from ..lexical import Fragment
-from ..scope import HEADER_CHARS, HEADER_LINES, HEADER_PASSAGES, MESSAGE, _phrase, fold, header_terms, holds_header
+from ..scope import (HEADER_CHARS, HEADER_LINES, HEADER_PASSAGES, MESSAGE, _phrase, fold, header_terms, holds_header,
+                     holds_tag)
 
 __all__ = ["PgScope", "prefix_range", "glob_pattern", "term_test"]
 
@@ -185,6 +186,48 @@ class PgScope:
             if len(rows) < PHRASE_PAGE:
                 return "f.id = ANY(?::bigint[])", [sorted(ids)]
             after = int(rows[-1][0])
+
+    def tag_fragment(self, tags: Sequence[tuple[str, Sequence[tuple[str, bool]]]], *,
+                     exclude: bool = False) -> Fragment:
+        """scope.tags_held's meaning: files holding one of `tags` in a passage (none with `exclude`). The server
+        sends the passages holding a tag's words (_piece_chunks); Python decides, with the desktop's holds_tag."""
+        from .sql_shim import to_psycopg
+
+        ids: set[int] = set()
+        for tag, pieces in tags:
+            near, params = self._piece_chunks(pieces)
+            sql = to_psycopg(f"SELECT c.id, c.file_id, c.text FROM chunks c WHERE c.id IN ({near}) "  # noqa: S608 (constants; values are ?)
+                             "AND c.id > ? ORDER BY c.id LIMIT ?")
+            wanted, after = fold(tag) or "", -1
+            while True:  # by pages: a tag's word may be common
+                rows = self.rows(sql, (*params, after, PHRASE_PAGE))
+                ids.update(int(fid) for _, fid, text in rows if holds_tag(str(text), wanted))
+                if len(rows) < PHRASE_PAGE:
+                    break
+                after = int(rows[-1][0])
+        return ("NOT " if exclude else "") + "(f.id = ANY(?::bigint[]))", [sorted(ids)]
+
+    def _piece_chunks(self, pieces: Sequence[tuple[str, bool]]) -> Fragment:
+        """A SELECT of the ids of passages holding every term of every piece (in any order: the caller reads the
+        text)."""
+        from .tokens import cjk_tokens, word_terms
+
+        selects: list[str] = []
+        params: list[Any] = []
+        for text, _ in pieces:
+            if is_cjk(text):
+                tokens, table = cjk_tokens(cjk_chars(text)), "cjk_postings"  # a character, or pairs (_cjk_files)
+                keys = list(dict.fromkeys(tokens if len(tokens) == 1 else
+                                          [a + " " + b for a, b in zip(tokens, tokens[1:], strict=False)]))
+                if self.schema_version < 6:  # a library not yet migrated keeps no character postings
+                    keys = []
+            else:
+                keys, table = list(dict.fromkeys(word_terms(" ".join(text.split())))), "postings"
+            if not keys:
+                return "SELECT NULL::bigint AS chunk_id WHERE false", []
+            selects.append(f"SELECT chunk_id FROM {table} WHERE term = ANY(?) GROUP BY chunk_id HAVING count(*) = ?")  # noqa: S608 (constants; values are ?)
+            params += [keys, len(keys)]
+        return " INTERSECT ".join(selects) or "SELECT NULL::bigint AS chunk_id WHERE false", params
 
     def _term_files(self, pieces: Sequence[tuple[str, bool]]) -> Fragment:
         """A SELECT of the ids of files containing every piece (scope._term_files' meaning)."""

@@ -27,7 +27,8 @@ def kinds(p) -> list[tuple[str, list[str]]]:
 # -- parser ------------------------------------------------------------------------------------------------
 def test_plain_query_has_no_syntax_and_ranks_as_typed():
     for q in ["how do plants make sugar", "C++ templates, again?", "well-known e-mail", "10:30 meeting", "or and",
-              "E2f-1, -2, -3 cells", "between -0.5 and 1"]:  # a minus before a digit is a number
+              "E2f-1, -2, -3 cells", "between -0.5 and 1",  # a minus before a digit is a number
+              "fix #12 now", "# heading", "page.html#intro", "#c++ and #_x"]:  # no tags: a '#' not before a letter
         p = parse_query(q)
         assert not p.has_syntax and p.free_text == q and p.warnings == ()
 
@@ -38,6 +39,16 @@ def test_phrases_exclusions_prefixes():
                         ("require", ["app*"]), ("exclude", ["old*"]), ("word", ["plain"])]
     assert p.free_text == "exact phrase app plain"  # exclusions never steer the ranking
     assert p.has_syntax and p.warnings == ()
+
+
+def test_a_hash_and_a_letter_is_a_tag():
+    from searchapp.library.query.help import query_parts
+
+    p = parse_query("#project notes -#old #a/b OR x #reading-list")
+    assert kinds(p) == [("require", ["#project"]), ("word", ["notes"]), ("exclude", ["#old"]),
+                        ("any", ["#a/b", "x"]), ("require", ["#reading-list"])]
+    assert p.free_text == "project notes a/b x reading-list"  # the words side ranks by the tags' words
+    assert [q.label for q in query_parts(p)][0] == "tag #project"
 
 
 def test_or_binds_tighter_than_the_implicit_and():
@@ -137,6 +148,7 @@ def test_literal_turns_parsing_off():
     "after:2026-01 before:2027 page:3 plain",
     "x OR y* -z* dir:/a/b", "just words", 'name:"a b*" 天气 -"雨 天"',
     'roof from:alice to:"Bob Martinez" subject:"repair quote" from:joerg',
+    "#project/alpha notes -#old #a OR b",
 ])
 def test_to_text_round_trips(query):
     p = parse_query(query)
@@ -330,6 +342,47 @@ def test_cjk_phrase_and_exclusion(tiny_library, tmp_path):
     names = lambda q: sorted(Path(h.path).name for h in tiny_library.search(q, k=10, mode="lexical").hits)  # noqa
     assert names('"天气预报"') == ["w1.txt", "w3.txt"]  # w2 has both words, not in that order
     assert names('"天气预报" -下雨') == ["w3.txt"]
+
+
+# Notes as Obsidian, Logseq and Bear write them: tags among the words, a heading, a link with a fragment
+TAGGED_NOTES = {
+    "tagged.md": "# Meeting\nWe met about the roof. #project #Reading\n",
+    "sub.md": "Kickoff of alpha, see the plan (#project/alpha).\n",
+    "dash.md": "Another plan: #project-alpha and #projects\n",
+    "word.md": "The project was long; the project ran late. Project notes on reading.\n",
+    "fragment.md": "See page.html#project and ##project for the project.\n",
+    "heading.md": "# project\nA heading, no tag: reading list #reading-list.\n",
+    "cjk.md": "会议记录 #日本\n", "cjk2.md": "会议 #日本语，日本\n",
+}
+
+
+def test_a_tag_keeps_only_the_notes_holding_it(tiny_library, tmp_path):
+    docs = tmp_path / "notes"
+    docs.mkdir()
+    for name, text in TAGGED_NOTES.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    tiny_library.add_folder(docs)
+    names = lambda q, mode="lexical": sorted(Path(h.path).name for h in tiny_library.search(q, k=10, mode=mode).hits)  # noqa
+    assert names("project") == ["dash.md", "fragment.md", "heading.md", "sub.md", "tagged.md", "word.md"]
+    assert names("#project") == ["sub.md", "tagged.md"]  # under it: #project/alpha; not #project-alpha, #projects
+    assert names("#project", "hybrid") == ["sub.md", "tagged.md"]  # the meaning side too
+    assert names("#project/alpha") == ["sub.md"]
+    assert names("#reading") == ["tagged.md"]  # any case; not the word, not #reading-list
+    assert names("#reading-list") == ["heading.md"]
+    assert names("project -#project") == ["dash.md", "fragment.md", "heading.md", "word.md"]
+    assert names("#reading-list OR #project/alpha") == ["heading.md", "sub.md"]
+    assert names("#日本") == ["cjk.md"]  # its characters by the character table; #日本语 is another tag
+
+
+@pytest.mark.parametrize(("text", "held"), [
+    ("#project", True), ("x (#Project).", True), ("#project/alpha", True), ("#projét #project", True),
+    ("#project-alpha", False), ("#project_x", False), ("#projects", False), ("a#project", False),
+    ("##project", False), ("# project", False), ("#projét", False),
+])
+def test_holds_tag(text, held):
+    from searchapp.store.scope import holds_tag
+
+    assert holds_tag(text, "project") == held
 
 
 # -- property: the hits are exactly the allowed files that can rank ----------------------------------------
