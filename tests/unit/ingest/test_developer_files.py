@@ -39,6 +39,7 @@ SVG = b"""<?xml version="1.0"?>
     ("ports.json", json.dumps({"ports": [{"name": "Brest", "m2": 2.05, "open": True}, {"name": "Saint-Malo"}],
                                "units": "metres", "note": None}).encode(),
      "ports.name: Brest\nports.m2: 2.05\nports.name: Saint-Malo\nunits: metres", ""),
+    ("nul.json", b'{"a\\u0000b": "c\\u0000d\\r\\ne"}', "ab: cd\ne", ""),  # escaped NULs never reach the index
     ("tsconfig.json", b'{\n  // comments: not strict JSON\n  "strict": true\n}\n',
      '{\n  // comments: not strict JSON\n  "strict": true\n}', ""),
 ])
@@ -48,6 +49,18 @@ def test_a_developers_files_are_read_for_their_words(tmp_path: Path, name: str, 
     path.write_bytes(data)
     doc = extract(path)
     assert (doc.text.strip(), doc.title) == (text, title)
+
+
+def test_a_json_key_path_is_capped_at_its_end() -> None:
+    from searchapp.ingest.extractors.json_data import MAX_KEY, key_values
+
+    # long keys nested deep, a sibling at each level: uncapped, each sibling held a key path of up to a megabyte
+    value: object = {"leaf": "tide"}
+    for level in range(300):
+        value = {"k" * 500: value, f"s{level}": level}
+    lines = key_values(value)
+    assert len(lines) == 301 and max(len(line.split(": ")[0]) for line in lines) <= MAX_KEY
+    assert lines[0].endswith(".leaf: tide") and lines[-1] == "s299: 299"
 
 
 def test_an_svg_that_declares_entities_is_refused_unread(tmp_path: Path) -> None:
