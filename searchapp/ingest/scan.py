@@ -130,8 +130,8 @@ class _Walker:
         """A hidden or excluded entry, never opened: a file counted by its rule, a folder (not walked: the files in
         it are not met) apart."""
         try:
-            counts = (self.left_out_by_rules if entry.is_file(follow_symlinks=False) else
-                      self.folders_left_out if entry.is_dir(follow_symlinks=False) else None)
+            counts = (self.left_out_by_rules if entry.is_file() else
+                      self.folders_left_out if entry.is_dir() else None)
         except OSError:
             return  # gone since it was listed: nothing met
         if counts is not None:

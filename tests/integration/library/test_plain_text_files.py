@@ -101,6 +101,7 @@ def test_every_file_met_is_counted_somewhere(tmp_path, make_config, tiny_encoder
     (d / "tool.exe").write_bytes(b"MZ\x90\x00" + bytes(64))
     (d / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(32))
     (d / ".notes.swp").write_bytes(b"b0VIM")
+    (d / ".latest").symlink_to(d / ".notes.swp")  # a hidden link to a file: counted as the file it points to
     import zipfile
 
     with zipfile.ZipFile(d / "letters.zip", "w") as z:
@@ -112,13 +113,13 @@ def test_every_file_met_is_counted_somewhere(tmp_path, make_config, tiny_encoder
         rep = lib.add_folder(d)
         status = json.loads(json.dumps(lib.status().to_json()))
     assert (rep.not_documents, rep.not_document_types) == (2, {".exe": 1, ".png": 1})
-    assert rep.left_out_by_rules == {"hidden": 1} and rep.folders_left_out == {"hidden": 1, "skip_dirs": 1}
-    met = 7  # every file but the two in the folders not walked
+    assert rep.left_out_by_rules == {"hidden": 2} and rep.folders_left_out == {"hidden": 1, "skip_dirs": 1}
+    met = 8  # every file but the two in the folders not walked
     assert rep.scanned - rep.members + rep.not_documents + sum(rep.left_out_by_rules.values()) == met
     assert status["files_by_status"] == {"indexed": 3, "skipped": 1}
-    assert (status["not_documents"], status["left_out_by_rules"]) == (2, {"hidden": 1})
-    assert status["files"] + status["not_documents"] + 1 == status["files_met"] == met
+    assert (status["not_documents"], status["left_out_by_rules"]) == (2, {"hidden": 2})
+    assert status["files"] + status["not_documents"] + 2 == status["files_met"] == met
     assert status["roots"][0]["not_document_types"] == {".exe": 1, ".png": 1}
     print_report(rep, as_json=False)
-    assert ("also met, never opened: 2 not documents (.exe, .png), 1 left out by rules (hidden), 2 folders not "
+    assert ("also met, never opened: 2 not documents (.exe, .png), 2 left out by rules (hidden 2), 2 folders not "
             "walked (hidden, skip_dirs: the files in them are not counted)") in capsys.readouterr().out
