@@ -23,10 +23,11 @@ from .lexical import Fragment
 
 __all__ = ["Fragment", "INDEXED", "MESSAGE", "files_where", "name_matches", "on_page", "files_containing", "all_of",
            "HEADER_LINES", "HEADER_PASSAGES", "HEADER_CHARS", "holds_header", "header_terms", "header_matches",
-           "holds_tag", "tags_held", "any_of",
+           "holds_tag", "tags_held", "any_of", "UNINDEXED",
            "with_content", "ScopeQueries", "fold"]
 
 INDEXED: Fragment = ("f.status = 'indexed'", [])
+UNINDEXED: Fragment = ("f.status != 'indexed'", [])  # failed, skipped, left out: named by a search (search/named.py)
 _WORD = re.compile(r"[^\W_]")  # a character the words index keeps (query/syntax.py TOKEN_CHAR)
 # A message's type is its reader's (files.kind: 'eml', 'msg'), whatever its name ends with: an mbox's message is
 # stored as "box.mbox//3: Subject" (a subject ending "v1.2" or "report.pdf" is no type), a forwarded one by its
@@ -175,16 +176,21 @@ def _phrase(text: str, prefix: bool = False) -> str:
     return '"' + text.replace('"', '""') + '"' + (" *" if prefix else "")
 
 
+def _piece_match(text: str, prefix: bool) -> tuple[str, str]:
+    """(the words table, its MATCH phrase) for a piece: a CJK run, its characters in order in the character table;
+    else its words in order, the last one a prefix when `prefix` says so."""
+    if is_cjk(text):
+        return CJK_TABLE, _phrase(cjk_chars(text))
+    return "chunks_fts", _phrase(" ".join(text.split()), prefix)
+
+
 def _term_files(pieces: Sequence[tuple[str, bool]]) -> Fragment:
     """A SELECT of the ids of files containing every piece (a CJK run: its characters in order in the
     character table; else its words in order, the last one a prefix when its flag says so)."""
     selects: list[str] = []
     params: list[Any] = []
     for text, prefix in pieces:
-        if is_cjk(text):
-            table, expr = CJK_TABLE, _phrase(cjk_chars(text))
-        else:
-            table, expr = "chunks_fts", _phrase(" ".join(text.split()), prefix)
+        table, expr = _piece_match(text, prefix)
         selects.append(f"SELECT c.file_id FROM {table} JOIN chunks c ON c.id = {table}.rowid "  # noqa: S608 (fragments: constants; values are ?)
                        f"WHERE {table} MATCH ?")
         params.append(expr)
@@ -199,10 +205,7 @@ def _term_chunks(pieces: Sequence[tuple[str, bool]]) -> Fragment:
     selects: list[str] = []
     params: list[Any] = []
     for text, prefix in pieces:
-        if is_cjk(text):
-            table, expr = CJK_TABLE, _phrase(cjk_chars(text))
-        else:
-            table, expr = "chunks_fts", _phrase(" ".join(text.split()), prefix)
+        table, expr = _piece_match(text, prefix)
         selects.append(f"SELECT rowid FROM {table} WHERE {table} MATCH ?")  # noqa: S608 (constants; values are ?)
         params.append(expr)
     return " INTERSECT ".join(selects) or "SELECT NULL WHERE 0", params

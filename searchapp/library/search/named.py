@@ -23,7 +23,7 @@ from ...base.types import Hit
 from ..query.filters import SearchFilters
 from ...store import Store
 from ...store.rows import ChunkRow
-from ...store.scope import INDEXED, Fragment, all_of
+from ...store.scope import INDEXED, UNINDEXED, Fragment, all_of
 from .constraints import listed
 from .folding import Folded, fold_copies, mark_folded
 from ...store.lexical import STOP_WORDS
@@ -117,7 +117,7 @@ def not_indexed_named(store: Store, words: list[str], scope: Optional[Fragment] 
     if not words or len(words) > MAX_WORDS:
         return None
     name = store.name_fragment(["*" + "*".join(words) + "*"])
-    where = all_of([(f"f.status != 'indexed' AND {name[0]}", name[1]), *([scope] if scope else [])])
+    where = all_of([UNINDEXED, name, *([scope] if scope else [])])
     rows = [r for r in store.files_listed(where, SHOWN) if _names_whole(words, r[0])]
     if not rows or len(rows) > FEW:
         return None
