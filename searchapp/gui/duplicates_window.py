@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import os
-from typing import Optional
+from typing import Callable, Optional
 
 from PySide6.QtCore import QUrl, Qt, Signal
 from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSplitter, QTextBrowser,
@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel,
 
 from ..base.page_names import page_label
 from ..base.types import Hit
-from ..library import DuplicateReport, NearPair
+from ..library import DuplicateReport, NearGroup, NearPair, PassagePair
+from ..library.search.duplicates import CAUTION
 from .copy_names import group_name, original_first
 from .name_first import NAME_FIRST_ROLE, NameFirstDelegate
 from .plain import plain_label, shown_folder, shown_name, shown_path, tooltip
@@ -27,6 +28,7 @@ from .preview import PASSAGE_STYLE, folder_url
 __all__ = ["DuplicatesWindow", "told_apart"]
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
+NOTE_ROLE = Qt.ItemDataRole.UserRole + 2  # what the pair shown is, said above it (a group's weakest pair, ...)
 
 
 def told_apart(paths: list[str]) -> list[str]:
@@ -134,7 +136,7 @@ class DuplicatesWindow(QWidget):
         self.tree = QTreeWidget()
         self.tree.setObjectName("dupTree")
         self.tree.setHeaderLabels(["Files", "Similarity"])
-        self.tree.setColumnWidth(0, 290)
+        self.tree.setColumnWidth(0, 330)  # a group's pairs sit three levels deep: "a.docx  ≈  b.docx" still reads
         # Copies often share their name and differ by their folder: each shows its name, then where it is from
         # the folder they share (told_apart), greyed, its last folders kept when it must be cut ("…/Backup old");
         # cut in the middle, three copies read alike ("/tmp/s17/win/ho…/bug1868759.p"). The whole path is the
@@ -148,12 +150,17 @@ class DuplicatesWindow(QWidget):
         pair = QWidget()
         grid = QGridLayout(pair)
         grid.setContentsMargins(0, 0, 0, 0)
-        grid.addWidget(self.side_a, 0, 0)
-        grid.addWidget(self.side_b, 0, 1)
+        self.note = plain_label("")  # names in it: never markup
+        self.note.setObjectName("dupNote")
+        self.note.setWordWrap(True)
+        grid.addWidget(self.note, 0, 0, 1, 2)
+        grid.addWidget(self.side_a, 1, 0)
+        grid.addWidget(self.side_b, 1, 1)
+        grid.setRowStretch(1, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.tree)
         split.addWidget(pair)
-        split.setSizes([380, 820])
+        split.setSizes([430, 770])
         self.failure = OpenFailure()  # the desktop could not open a file: Show in folder, Copy path
         self.failure.folderRequested.connect(self.openRequested)
         lay = QVBoxLayout(self)
@@ -172,9 +179,10 @@ class DuplicatesWindow(QWidget):
     def set_report(self, report: DuplicateReport) -> None:
         self.report = report
         self.refresh_button.setEnabled(True)
-        groups, pairs = _count(len(report.exact), "group"), _count(len(report.near), "pair")
-        self.summary.setText(f"{groups} of exact copies, {len(report.near)} near-duplicate "
-                             f"{'pair' if len(report.near) == 1 else 'pairs'} (threshold {report.threshold:.2f})"
+        near_groups = report.near_groups
+        groups = _count(len(report.exact), "group")
+        self.summary.setText(f"{groups} of exact copies, {_count(len(near_groups), 'group')} of near duplicates "
+                             f"({_count(len(report.near), 'pair')}, threshold {report.threshold:.2f})"
                              + (f"; {report.caution}" if report.caution else ""))
         self.tree.clear()
         exact = QTreeWidgetItem(self.tree, [f"Exact copies ({groups})", ""])
@@ -182,25 +190,64 @@ class DuplicatesWindow(QWidget):
             group = original_first(group)  # named after the original, which is shown first
             g = QTreeWidgetItem(exact, [f"{len(group)} × {group_name(group)}", "1.000"])
             g.setData(0, ITEM_ROLE, group)
-            for path, where in zip(group, told_apart(group), strict=True):
-                item = QTreeWidgetItem(g, [shown_path(path), ""])
-                item.setData(0, ITEM_ROLE, [path])
-                item.setData(0, NAME_FIRST_ROLE, (shown_name(path), where))
-                item.setToolTip(0, tooltip(shown_path(path)))
-        near = QTreeWidgetItem(self.tree, [f"Near duplicates ({pairs})", ""])
-        for p in report.near:
-            item = QTreeWidgetItem(near, [f"{shown_name(p.a)}  ≈  {shown_name(p.b)}", f"{p.similarity:.3f}"])
-            item.setToolTip(0, tooltip(f"{shown_path(p.a)}\n{shown_path(p.b)}"))  # Qt would guess whether two file names are markup
-            item.setData(0, ITEM_ROLE, p)
-        self.tree.expandAll()
+            self._add_files(g, group, lambda path: ([path], ""))
+        near = QTreeWidgetItem(self.tree, [f"Near duplicates ({_count(len(near_groups), 'group')})", ""])
+        for ng in near_groups:
+            self._add_near_group(near, ng, report)
+        self.tree.expandToDepth(1)  # each group's files; the pairs inside a group of three or more stay folded
         first = near.child(0) or (exact.child(0) if exact.childCount() else None)
         if first is not None:
             self.tree.setCurrentItem(first)
         else:
             self._show(None)
 
+    def _add_files(self, parent: QTreeWidgetItem, paths: list[str],
+                   shown: Callable[[str], tuple[object, str]]) -> None:
+        """Each of a group's `paths` under `parent`: its name, then where it is from the folder they share; `shown`
+        gives what selecting it shows, and the note said above."""
+        for path, where in zip(paths, told_apart(paths), strict=True):
+            item = QTreeWidgetItem(parent, [shown_path(path), ""])
+            what, note = shown(path)
+            item.setData(0, ITEM_ROLE, what)
+            item.setData(0, NOTE_ROLE, note)
+            item.setData(0, NAME_FIRST_ROLE, (shown_name(path), where))
+            item.setToolTip(0, tooltip(shown_path(path)))
+
+    def _add_near_group(self, parent: QTreeWidgetItem, group: NearGroup, report: DuplicateReport) -> None:
+        """A group of near duplicates: its files (one selected: it beside its nearest in the group), the lowest and
+        highest similarity inside it, and, from three files on, its near pairs folded under it. The group
+        selected shows its weakest pair, the one to compare first (decision 0186)."""
+        pairs = [report.near[i] for i in group.near]
+        weakest = report.near[group.weakest]
+        paths = original_first(group.paths)
+        note = _group_note(group, weakest, report.threshold)
+        if len(paths) == 2:  # one pair: its row as before groups
+            label, span = f"{shown_name(weakest.a)}  ≈  {shown_name(weakest.b)}", f"{weakest.similarity:.3f}"
+            tip = f"{shown_path(weakest.a)}\n{shown_path(weakest.b)}"
+        else:
+            label, span, tip = f"{len(paths)} files ≈ {group_name(paths)}", _span(group, report.threshold), note
+        item = QTreeWidgetItem(parent, [label, span])
+        item.setToolTip(0, tooltip(tip))
+        item.setToolTip(1, tooltip(note))
+        item.setData(0, ITEM_ROLE, weakest)
+        item.setData(0, NOTE_ROLE, note)
+
+        def nearest(path: str) -> tuple[object, str]:
+            best = _facing(max((p for p in pairs if path in (p.a, p.b)), key=lambda p: p.similarity), path)
+            return best, (f"{shown_name(path)} beside its nearest file in the group ({best.similarity:.3f})"
+                          if len(paths) > 2 else note)
+
+        self._add_files(item, paths, nearest)
+        if len(paths) > 2:
+            inside = QTreeWidgetItem(item, [f"Near pairs inside ({len(pairs)})", ""])
+            for p in pairs:
+                pair = QTreeWidgetItem(inside, [f"{shown_name(p.a)}  ≈  {shown_name(p.b)}", f"{p.similarity:.3f}"])
+                pair.setToolTip(0, tooltip(f"{shown_path(p.a)}\n{shown_path(p.b)}"))  # Qt would guess whether two file names are markup
+                pair.setData(0, ITEM_ROLE, p)
+
     def _selected(self, current: Optional[QTreeWidgetItem], _previous: Optional[QTreeWidgetItem] = None) -> None:
         self._show(current.data(0, ITEM_ROLE) if current is not None else None)
+        self.note.setText((current.data(0, NOTE_ROLE) if current is not None else None) or "")
 
     def _show(self, what: object) -> None:  # a NearPair, an exact group's paths, or None
         if isinstance(what, NearPair):
@@ -225,3 +272,34 @@ class DuplicatesWindow(QWidget):
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _span(group: NearGroup, threshold: float) -> str:
+    """The lowest and highest similarity inside a group: below the threshold when two of its files are not near."""
+    low = f"<{threshold:.2f}" if group.not_near else f"{group.lowest:.3f}"
+    return f"{low}–{group.highest:.3f}"
+
+
+def _group_note(group: NearGroup, weakest: NearPair, threshold: float) -> str:
+    """What a group says when selected (and on hover): the pair shown is its weakest, which of its files are
+    linked only through others, and the caution (a group of two: only the caution, when it carries one)."""
+    n = len(group.paths)
+    lines = [] if n == 2 else [
+        f"{n} files linked by {_count(len(group.near), 'near pair')}, similarity {_span(group, threshold)}. "
+        f"Shown: the weakest pair ({weakest.similarity:.3f}), to compare first."]
+    if group.apart:
+        a, b, steps = group.apart
+        lines.append(f"Not every two are near duplicates: {shown_name(a)} and {shown_name(b)} are linked only "
+                     f"through {_count(steps - 1, 'other file')} ({group.not_near} of {n * (n - 1) // 2} pairs of "
+                     "files are not near duplicates).")
+    if group.caution:
+        lines.append(CAUTION[0].upper() + CAUTION[1:] + ".")
+    return "\n".join(lines)
+
+
+def _facing(pair: NearPair, path: str) -> NearPair:
+    """`pair` with `path` as its first file, so the file selected is shown on the left."""
+    if pair.a == path:
+        return pair
+    return NearPair(pair.b, pair.a, pair.similarity,
+                    [PassagePair(q.similarity, q.b_text, q.a_text, q.b_page, q.a_page) for q in pair.pairs])

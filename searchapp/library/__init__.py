@@ -33,17 +33,19 @@ TYPE_CHECKING = False  # not typing's: the thin entry point (cli/entry.py) start
 if TYPE_CHECKING:
     from .library import Library, LibraryStatus, RootStatus
     from .search.duplicates import DuplicateReport, NearPair, PassagePair
+    from .search.near_groups import NearGroup
     from .query.filters import SearchFilters
     from .search.result import Notice, SearchResult
     from .sync.contract import SyncReport
 
 __all__ = ["Library", "LibraryStatus", "RootStatus", "SearchResult", "Notice", "SyncReport", "SearchFilters", "DuplicateReport",
-           "NearPair", "PassagePair"]
+           "NearPair", "NearGroup", "PassagePair"]
 
 # The names load on first use, so a light room (search/result.py, warm/ping.py) is imported without numpy,
 # hnswlib or torch: the command line's warm path renders a search without them.
 _HOME = {"Library": "library", "LibraryStatus": "library", "RootStatus": "library",
          "DuplicateReport": "search.duplicates", "NearPair": "search.duplicates", "PassagePair": "search.duplicates",
+         "NearGroup": "search.near_groups",
          "SearchFilters": "query.filters", "Notice": "search.result", "SearchResult": "search.result",
          "SyncReport": "sync.contract"}
 

@@ -11,18 +11,18 @@ import textwrap
 from typing import TYPE_CHECKING, Optional, TextIO
 
 from ...base.config import Config
-from ...base.member_paths import display_path
+from ...base.member_paths import display_name, display_path
 from ...base.plural import counted
 from ...base.terminal import printable
 from ..filter_options import add_filter_options, filters_from
 
 if TYPE_CHECKING:
     from ...base.progress import CancelToken
-    from ...library import Library, SearchResult
+    from ...library import DuplicateReport, Library, NearGroup, SearchResult
     from ...library.shared import SharedLibrary
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_similar", "cmd_duplicates", "print_similar"]
+__all__ = ["register", "cmd_similar", "cmd_duplicates", "print_similar", "print_duplicates"]
 
 SHARED_SHOWN = 8  # a row found by words names this many of the source's distinctive words it holds (--json: all)
 
@@ -115,28 +115,58 @@ def cmd_duplicates(args: argparse.Namespace, config: Config, progress: TerminalP
     with _open_existing(config) as lib:
         rep = lib.duplicates(args.threshold, progress=progress, cancel=cancel)
     progress.close()
+    return print_duplicates(args, rep)
+
+
+def print_duplicates(args: argparse.Namespace, rep: DuplicateReport, out: Optional[TextIO] = None) -> int:
+    """Print `duplicates`' report as the command does (on `out`, default standard output)."""
     if args.json:
-        print(json.dumps(rep.to_json()))
+        print(json.dumps(rep.to_json()), file=out)
         return 0
     if rep.meaning_percent is not None:  # near duplicates are found by meaning: say what it covers
         print(f"near duplicates: only files with meaning are compared, and meaning is {rep.meaning_percent}% done "
-              "(`searchapp index` adds it)")
+              "(`searchapp index` adds it)", file=out)
     if not rep.exact and not rep.near:
-        print("no duplicates")
+        print("no duplicates", file=out)
         return 0
     if rep.exact:
-        print(f"exact copies ({counted(len(rep.exact), 'group')}):")
+        print(f"exact copies ({counted(len(rep.exact), 'group')}):", file=out)
         for group in rep.exact:
-            print("  " + "\n  = ".join(printable(display_path(p)) for p in group))
+            print("  " + "\n  = ".join(printable(display_path(p)) for p in group), file=out)
     if rep.near:
-        print(f"near duplicates ({counted(len(rep.near), 'pair')}, similarity >= {rep.threshold:.2f}):")
+        groups = rep.near_groups
+        print(f"near duplicates ({counted(len(groups), 'group')} of {counted(len(rep.near), 'pair')}, "
+              f"similarity >= {rep.threshold:.2f}):", file=out)
         if rep.caution:
-            print(f"  ({rep.caution})")
-        for p in rep.near:
-            print(f"  {p.similarity:.3f}  {printable(display_path(p.a))}\n         {printable(display_path(p.b))}")
-            if p.pairs:
-                best = p.pairs[0]
-                for label, text in (("a:", best.a_text), ("b:", best.b_text)):
-                    snippet = printable(" ".join(text.split()))
-                    print(f"         {label} {snippet[:120]}{'…' if len(snippet) > 120 else ''}")
+            print(f"  ({rep.caution})", file=out)
+        for g in groups:
+            print("\n".join(_near_group_lines(rep, g)), file=out)
     return 0
+
+
+def _near_group_lines(rep: DuplicateReport, g: NearGroup) -> list[str]:
+    """A group of near duplicates: two files as their pair (as before groups); more as the group's files, the
+    lowest and highest similarity inside it, its weakest pair (what to compare first) and, when two of its files
+    are not near duplicates, those two: what links the group is said (decision 0186). --json lists every pair."""
+    weakest = rep.near[g.weakest]
+    n = len(g.paths)
+    if n == 2:
+        lines = [f"  {weakest.similarity:.3f}  {printable(display_path(weakest.a))}",
+                 f"         {printable(display_path(weakest.b))}"]
+    else:
+        low = f"<{rep.threshold:.2f}" if g.not_near else f"{g.lowest:.3f}"  # two of its files are not near at all
+        lines = [f"  {n} files, {counted(len(g.near), 'near pair')}, similarity {low}–{g.highest:.3f}:",
+                 *(f"         {printable(display_path(p))}" for p in g.paths),
+                 f"         weakest pair {weakest.similarity:.3f}: {printable(display_name(weakest.a))}  ≈  "
+                 f"{printable(display_name(weakest.b))}"]
+    if weakest.pairs:
+        best = weakest.pairs[0]
+        for label, text in (("a:", best.a_text), ("b:", best.b_text)):
+            snippet = printable(" ".join(text.split()))
+            lines.append(f"         {label} {snippet[:120]}{'…' if len(snippet) > 120 else ''}")
+    if g.apart:  # in one group through others: said, as the weakest pair alone would hide it
+        a, b, steps = g.apart
+        lines.append(f"         not every two are near duplicates: {printable(display_name(a))} and "
+                     f"{printable(display_name(b))} are linked only through {counted(steps - 1, 'other file')} "
+                     f"({g.not_near} of {n * (n - 1) // 2} pairs of files are not near duplicates)")
+    return lines

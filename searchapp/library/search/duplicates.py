@@ -37,6 +37,7 @@ from ...base.progress import CancelToken, ProgressFn, report
 from ...store import Store
 from ..resources.blas_limit import one_blas_thread
 from .few_words import word_count
+from .near_groups import NearGroup, near_groups
 
 __all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEFAULT_THRESHOLD", "MIN_NEAR_WORDS",
            "ONE_DOCUMENT", "CAUTION"]
@@ -119,15 +120,22 @@ class DuplicateReport:
     meaning_percent: Optional[int] = None
 
     @property
+    def near_groups(self) -> list[NearGroup]:
+        """The near pairs in groups, the files each links (library/search/near_groups.py), the surest first."""
+        return near_groups(self.near, self.exact, self.threshold, ONE_DOCUMENT)
+
+    @property
     def caution(self) -> Optional[str]:
-        """What to read before deleting one of a near pair that may be two documents (ONE_DOCUMENT), or None."""
-        return CAUTION if any(p.similarity < ONE_DOCUMENT for p in self.near) else None
+        """What to read before deleting one of a near group that may hold two documents (ONE_DOCUMENT), or None."""
+        return CAUTION if any(g.caution for g in self.near_groups) else None
 
     def to_json(self) -> dict[str, Any]:
+        groups = self.near_groups
         return {"exact": [{"paths": [display_path(p) for p in g], "keys": g} for g in self.exact],
                 "near": [p.to_json() for p in self.near],
+                "near_groups": [g.to_json() for g in groups],
                 **({"meaning_percent": self.meaning_percent} if self.meaning_percent is not None else {}),
-                **({"caution": self.caution} if self.caution else {})}
+                **({"caution": CAUTION} if any(g.caution for g in groups) else {})}
 
 
 def _exact_groups(store: Store) -> tuple[list[list[str]], dict[int, str]]:

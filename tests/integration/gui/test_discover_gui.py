@@ -83,11 +83,13 @@ def test_duplicates_window_side_by_side_open_and_show_in_folder(qtbot, win):
     dw = win.discover.open_duplicates(threshold=0.75)
     qtbot.waitUntil(lambda: dw.report is not None and dw.refresh_button.isEnabled(), timeout=WAIT_MS)
     assert "1 group of exact copies" in dw.summary.text()
-    pair = dw.selected_pair()  # the best near pair is selected first
+    pair = dw.selected_pair()  # the surest group is selected first: here a pair, the best
     assert pair is not None and pair.similarity == max(p.similarity for p in dw.report.near)
-    item = next(dw.tree.topLevelItem(1).child(i) for i in range(dw.tree.topLevelItem(1).childCount())
-                if "reworded.md" in dw.tree.topLevelItem(1).child(i).text(0)
-                and "original.txt" in dw.tree.topLevelItem(1).child(i).text(0))
+    # the rewording, the original and its copy are one group of three: their pairs are inside it
+    group = next(g for g in children(dw.tree.topLevelItem(1)) if "files ≈" in g.text(0)
+                 and any("reworded.md" in f.text(0) for f in children(g)))
+    assert sorted(Path(f.text(0)).name for f in children(group)[:3]) == ["copy.txt", "original.txt", "reworded.md"]
+    item = next(p for p in children(children(group)[3]) if "reworded.md" in p.text(0) and "original.txt" in p.text(0))
     dw.tree.setCurrentItem(item)
     assert "Each morning" in dw.side_a.browser.toPlainText()
     assert "Our sourdough" in dw.side_b.browser.toPlainText()
@@ -98,6 +100,59 @@ def test_duplicates_window_side_by_side_open_and_show_in_folder(qtbot, win):
     exact_group = dw.tree.topLevelItem(0).child(0)
     dw.tree.setCurrentItem(exact_group)
     assert dw.side_a.path.endswith("copy.txt") and dw.side_b.path.endswith("original.txt")
+
+
+def children(item) -> list:
+    return [item.child(i) for i in range(item.childCount())]
+
+
+def test_near_duplicates_are_listed_in_groups(qtbot):
+    """Four daily notes from one template were six pair rows, twelve versions of a report 66: the window lists
+    each group once, its files, the lowest and highest similarity inside it, its pairs folded under it; selected,
+    it shows its weakest pair. A chain (v1 ~ v2 ~ v3, v1 and v3 not near) says so. No library, no model."""
+    from itertools import combinations
+
+    from PySide6.QtCore import Qt
+
+    from searchapp.gui.duplicates_window import DuplicatesWindow
+    from searchapp.library import DuplicateReport, NearPair, PassagePair
+
+    notes = [f"/home/me/Notes/2026-11-0{d}.md" for d in range(2, 6)]
+    near = [NearPair(notes[i], notes[j], 0.93 + 0.01 * (i + j), [PassagePair(0.97, f"note {i}", f"note {j}")])
+            for i, j in combinations(range(4), 2)]
+    v1, v2, v3 = "/home/me/Work/v1.txt", "/home/me/Work/v2.txt", "/home/me/Work/<b>v3.txt"
+    near += [NearPair(v1, v2, 0.95), NearPair(v3, v2, 0.85)]
+    near.sort(key=lambda p: -p.similarity)
+    dw = DuplicatesWindow(0.8)
+    qtbot.addWidget(dw)
+    dw.resize(1280, 800)
+    dw.set_report(DuplicateReport(exact=[], near=near, threshold=0.8))
+    assert dw.summary.text().startswith("0 groups of exact copies, 2 groups of near duplicates (8 pairs, threshold")
+    top = dw.tree.topLevelItem(1)
+    assert top.text(0) == "Near duplicates (2 groups)"
+    template, versions = children(top)
+    assert (template.text(0), template.text(1)) == ("4 files ≈ 2026-11-02.md", "0.940–0.980")
+    assert [f.text(0) for f in children(template)[:4]] == notes
+    inside = children(template)[4]
+    assert inside.text(0) == "Near pairs inside (6)" and inside.childCount() == 6
+    assert template.isExpanded() and not inside.isExpanded()  # its files shown, its pairs folded
+    # selected first: the surest group, showing its weakest pair
+    assert dw.tree.currentItem() is template
+    assert (dw.selected_pair().a, dw.selected_pair().b) == (notes[0], notes[1])
+    assert dw.note.text().startswith("4 files linked by 6 near pairs, similarity 0.940–0.980. Shown: the weakest")
+    assert "Below 0.90" not in dw.note.text()
+    dw.tree.setCurrentItem(children(template)[2])  # a file: beside its nearest in the group, on the left
+    assert (dw.side_a.path, dw.side_b.path) == (notes[2], notes[3])
+    dw.tree.setCurrentItem(children(template)[3])
+    assert (dw.side_a.path, dw.side_b.path) == (notes[3], notes[2]) and dw.side_a.browser.toPlainText().endswith("note 3")
+    # the chain: two of its files are not near at all; said, with the caution, as plain text
+    assert (versions.text(0), versions.text(1)) == ("3 files ≈ v1.txt", "<0.80–0.950")
+    dw.tree.setCurrentItem(versions)
+    assert dw.note.textFormat() == Qt.TextFormat.PlainText
+    assert ("Not every two are near duplicates: <b>v3.txt and v1.txt are linked only through 1 other file "
+            "(1 of 3 pairs of files are not near duplicates).") in dw.note.text()
+    assert "Below 0.90 two files are often different documents" in dw.note.text()
+    assert dw.selected_pair().similarity == 0.85
 
 
 def test_duplicates_screenshot(qtbot, win, tmp_path):

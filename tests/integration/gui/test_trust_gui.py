@@ -87,9 +87,12 @@ def test_hub_file_and_filter_text_is_plain_on_every_new_surface(qtbot, window, t
     dw = win.discover.open_duplicates(0.5)
     qtbot.waitUntil(lambda: dw.report is not None, timeout=WAIT_MS)
     assert dw.report.exact and dw.report.near
+    item = dw.tree.currentItem()
+    if item.childCount() > 2:  # a group of three files or more: its near pairs are folded inside it (decision 0186)
+        item = item.child(item.childCount() - 1).child(0)
+        dw.tree.setCurrentItem(item)
     pair = dw.selected_pair()
     assert pair is not None and FILE_TAG in pair.a
-    item = dw.tree.currentItem()
     assert shown_as(item.toolTip(0)) == f"{pair.a}\n{pair.b}"
     for side, path in ((dw.side_a, pair.a), (dw.side_b, pair.b)):
         assert side.title.textFormat() == Qt.TextFormat.PlainText and side.title.text().startswith(FILE_TAG)

@@ -82,8 +82,10 @@ def test_duplicates_cli_json_shape(indexed, capsys):
     out = capsys.readouterr().out
     assert code == 0
     rep = json.loads(out)
-    low = any(p["similarity"] < ONE_DOCUMENT for p in rep["near"])
-    assert set(rep) == {"exact", "near"} | ({"caution"} if low else set())
+    low = any(g["caution"] for g in rep["near_groups"])  # a near pair below ONE_DOCUMENT, or files linked through others
+    assert low == any(p["similarity"] < ONE_DOCUMENT or g["not_near"] for g in rep["near_groups"]
+                      for p in (rep["near"][i] for i in g["near"]))
+    assert set(rep) == {"exact", "near", "near_groups"} | ({"caution"} if low else set())
     assert rep.get("caution") == (CAUTION if low else None)
     copies = [str(docs / "reports" / "copy.txt"), str(docs / "reports" / "original.txt")]
     assert rep["exact"] == [{"paths": copies, "keys": copies}]  # files: shown as named
@@ -92,6 +94,11 @@ def test_duplicates_cli_json_shape(indexed, capsys):
     assert set(first["pairs"][0]) == {"a_text", "b_text", "similarity"}
     sims = [p["similarity"] for p in rep["near"]]
     assert sims == sorted(sims, reverse=True)
+    # the pairs in groups beside them: each pair in one group, a group's files those of its pairs
+    assert sorted(i for g in rep["near_groups"] for i in g["near"]) == list(range(len(rep["near"])))
+    for g in rep["near_groups"]:
+        assert set(g) >= {"paths", "keys", "near", "weakest", "lowest", "highest", "not_near", "caution"}
+        assert set(g["keys"]) == {k for i in g["near"] for k in (rep["near"][i]["a_key"], rep["near"][i]["b_key"])}
 
 
 def test_duplicates_cli_text_and_bad_threshold(indexed, capsys, tmp_path):

@@ -5,6 +5,7 @@ SQLite and real indexes (exact and HNSW); vectors are made by the test, no model
 from __future__ import annotations
 
 import hashlib
+import json
 
 import numpy as np
 import pytest
@@ -179,3 +180,103 @@ def test_cancel_stops_within_one_batch_of_either_pass(tmp_path, small_batches, s
         assert len(steps) > 2 and steps[-1][0] == steps[-1][1] and [d for d, _ in steps] == sorted(d for d, _ in steps)
     # cancelled at the first report of `stage`: no batch after it
     assert [s for s in seen if s[0] == stage] == [seen[-1]] and seen[-1][1] < seen[-1][2]
+
+
+def planted_library(tmp_path, files: dict[str, tuple[np.ndarray, str]]):
+    """A store of one-passage files, {name: (vector, sha256)}: a pair's similarity is its two vectors' cosine."""
+    store = Store(tmp_path / "planted.sqlite")
+    vec_of: dict[int, np.ndarray] = {}
+    with store.atomic():
+        root = store.add_root("/r")
+        for name, (vec, sha) in files.items():
+            fid = store.upsert_file(root, f"/r/{name}", 10, 1, sha, "indexed", None, "txt", 1)
+            ids = store.insert_chunks(fid, [NewChunk(0, 0, 1, None, name, hashlib.sha256(name.encode()).hexdigest(),
+                                                     vec)])
+            vec_of[ids[0]] = vec
+    return store, vec_of
+
+
+def basis(*weights: tuple[int, float]) -> np.ndarray:
+    v = np.zeros(DIM)
+    for axis, w in weights:
+        v[axis] = w
+    return unit(v)
+
+
+def planted_groups(tmp_path):
+    """Four notes from one template (every two near), one pair apart, and a chain: v1 ~ v2 ~ v3, v1 and v3 not near
+    (cosine 0.5), v2 with an exact copy; a file alike to none. (files {name: (vector, sha)}, report at 0.8)"""
+    notes = {f"note{i}.md": (basis((0, 1.0), (1 + i, 0.1 * (i + 1))), f"n{i}") for i in range(4)}
+    angle = np.radians(30)
+    chain = {f"v{i + 1}.docx": (basis((10, np.cos(i * angle)), (11, np.sin(i * angle))), f"v{i}") for i in range(3)}
+    chain["v2 (1).docx"] = (chain["v2.docx"][0], "v1")  # the same bytes as v2.docx
+    files = {**notes, "letter.odt": (basis((6, 1.0)), "l"), "letter.txt": (basis((6, 1.0), (7, 0.2)), "t"),
+             **chain, "alone.txt": (basis((20, 1.0)), "a")}
+    store, vec_of = planted_library(tmp_path, files)
+    try:
+        return files, find_duplicates(store, exact_index(vec_of), DIM, threshold=0.8)
+    finally:
+        store.close()
+
+
+def test_near_pairs_are_grouped_as_their_files_link_them(tmp_path):
+    """Near pairs of a group are those between its files; a file is in one group at most; the weakest pair, and two
+    files that are not near duplicates, are said."""
+    files, rep = planted_groups(tmp_path)
+    angle = np.radians(30)
+    vec = {f"/r/{name}": v for name, (v, _) in files.items()}
+    cos = {(p.a, p.b): float(vec[p.a] @ vec[p.b]) for p in rep.near}
+    assert rep.exact == [["/r/v2 (1).docx", "/r/v2.docx"]]
+    groups = rep.near_groups
+    assert [[p[3:] for p in g.paths] for g in groups] == [  # the surest first: by the weakest near pair
+        ["letter.odt", "letter.txt"], ["note0.md", "note1.md", "note2.md", "note3.md"],
+        ["v1.docx", "v2 (1).docx", "v2.docx", "v3.docx"]]
+    pair, template, versions = groups
+    for g in groups:  # a group's near pairs are exactly those between its files
+        assert {(p.a, p.b) for p in (rep.near[i] for i in g.near)} == {k for k in cos if k[0] in g.paths}
+        assert rep.near[g.weakest].similarity == g.lowest == pytest.approx(min(cos[k] for k in cos
+                                                                                if k[0] in g.paths), abs=1e-5)
+        assert g.highest == pytest.approx(max(cos[k] for k in cos if k[0] in g.paths), abs=1e-5)
+    assert pair.lowest == pair.highest == pytest.approx(1 / np.sqrt(1.04), abs=1e-5) and not pair.caution
+    # every two notes near: 6 pairs, 0.889 (note2 ~ note3) to 0.976 (note0 ~ note1); below ONE_DOCUMENT: a caution
+    assert len(template.near) == 6 and template.not_near == 0 and template.apart is None
+    assert template.lowest == pytest.approx(1 / np.sqrt(1.09 * 1.16), abs=1e-5) and template.caution
+    assert template.highest == pytest.approx(1 / np.sqrt(1.01 * 1.04), abs=1e-5)
+    # the chain: its near pairs 0.866 each, but v1 and v3 are not near duplicates (0.5), said with how they link
+    assert len(versions.near) == 4 and versions.lowest == pytest.approx(np.cos(angle), abs=1e-5)
+    assert versions.not_near == 1 and versions.apart == ("/r/v1.docx", "/r/v3.docx", 2) and versions.caution
+    assert rep.caution == duplicates.CAUTION
+    # --json keeps every near pair as it was, the groups beside them
+    out = rep.to_json()
+    assert [(p["a_key"], p["b_key"], p["similarity"]) for p in out["near"]] == [
+        (p.a, p.b, round(p.similarity, 4)) for p in rep.near] and len(out["near"]) == 11
+    assert set(out["near"][0]) == {"a", "b", "a_key", "b_key", "similarity", "pairs"}
+    assert [g["keys"] for g in out["near_groups"]] == [g.paths for g in groups]
+    assert sorted(i for g in out["near_groups"] for i in g["near"]) == list(range(11))
+    last = out["near_groups"][2]
+    assert last["apart"] == {"a": "/r/v1.docx", "b": "/r/v3.docx", "a_key": "/r/v1.docx", "b_key": "/r/v3.docx",
+                             "steps": 2} and last["not_near"] == 1 and last["caution"] is True
+    assert "apart" not in out["near_groups"][1] and out["near_groups"][0]["caution"] is False
+
+
+def test_duplicates_text_lists_groups_and_a_pair_as_before(tmp_path):
+    from argparse import Namespace
+    from io import StringIO
+
+    from searchapp.cli.commands.discover import print_duplicates
+
+    _, rep = planted_groups(tmp_path)
+    out = StringIO()
+    assert print_duplicates(Namespace(json=False), rep, out) == 0
+    text = out.getvalue()
+    assert "near duplicates (3 groups of 11 pairs, similarity >= 0.80):\n" in text
+    assert "  0.981  /r/letter.odt\n         /r/letter.txt\n" in text  # a group of two: its pair, as before groups
+    assert ("  4 files, 6 near pairs, similarity 0.889–0.976:\n         /r/note0.md\n         /r/note1.md\n"
+            "         /r/note2.md\n         /r/note3.md\n         weakest pair 0.889: note2.md  ≈  note3.md\n") in text
+    assert "  4 files, 4 near pairs, similarity <0.80–0.866:\n" in text  # two of them are not near at all
+    assert ("         not every two are near duplicates: v1.docx and v3.docx are linked only through 1 other file "
+            "(1 of 6 pairs of files are not near duplicates)\n") in text
+    assert "note0.md  ≈  note1.md" not in text  # the pairs inside a group are --json's
+    as_json = StringIO()
+    print_duplicates(Namespace(json=True), rep, as_json)
+    assert json.loads(as_json.getvalue()) == rep.to_json()
