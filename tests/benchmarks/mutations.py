@@ -154,6 +154,15 @@ MUTATIONS: list[Mutation] = [
     Mutation("index-crc-unchecked", "searchapp/ann/base.py",
              'if size != meta.get("file_size") or crc != meta.get("crc32"):', 'if size != meta.get("file_size"):',
              ("tests/unit/ann/test_ann.py", "-k", "corrupt"), "a vector index with a flipped byte is loaded as sound"),
+    # -- near duplicates in groups (decision 0186) --------------------------------------------------------------
+    Mutation("near-groups-not-joined", "searchapp/library/search/near_groups.py",
+             "            parent[max(ra, rb)] = min(ra, rb)", "            pass",
+             (R + "test_duplicates_batches.py", "-k", "grouped"),
+             "near pairs sharing a file are not joined: every pair is a group of its own, as before groups"),
+    Mutation("near-groups-copies-not-alike", "searchapp/library/search/near_groups.py",
+             "// 2 + sum(n * (n - 1) // 2", "// 2 + 0 * sum(n * (n - 1) // 2",
+             (R + "test_duplicates_batches.py", "-k", "grouped"),
+             "two exact copies inside a group are counted as files that are not near duplicates"),
 ]
 
 
