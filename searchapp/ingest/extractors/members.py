@@ -29,12 +29,12 @@ from ...base.stored_names import cp1252_guess, disk_path
 from ...base.terminal import CONTROL_CHARS
 from ...base.types import Document
 from .encoding import read_capped
-from .tar_stream import STREAM_ERRORS, WalkCapReached, open_tar
+from .tar_stream import STREAM_ERRORS, WalkCapReached, cut_short, ended_short, open_tar
 from .mail import forwarded_name, header, message_date, parse_message, split_mbox
 from .mail_msg import msg_attachments
 from .mail_parse import parse, parts, parts_note
 from .registry import sniffable, sniffed_suffix
-from .ziputil import MAX_TOTAL_BYTES, SafeZip, bomb_reason, entry_name
+from .ziputil import MAX_TOTAL_BYTES, TRUNCATED, SafeZip, bomb_reason, entry_name
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
            "container_suffix", "named_container", "may_be_container", "iter_members", "split_member", "display_path", "member_key",
@@ -179,7 +179,9 @@ def _zip_members(src: Path | bytes, budget: _Budget, want: _Want) -> Iterator[tu
 
 def _tar_members(src: Path | bytes, budget: _Budget, want: _Want) -> Iterator[tuple[str, Optional[bytes], str]]:
     """A skipped member's body is never read: a plain tar seeks past it, a compressed one decompresses past it
-    within the pass's walk budget (tar_stream.py), so a gzip bomb costs one capped pass, not its size."""
+    within the pass's walk budget (tar_stream.py), so a gzip bomb costs one capped pass, not its size. A tar cut
+    short is said in a zip's words (ziputil.TRUNCATED), raised once the members before the cut are yielded (a sync
+    keeps those, and records the archive as failed, as it does a zip cut short)."""
     fh = io.BytesIO(src) if isinstance(src, bytes) else open_regular(src)
     try:
         with open_tar(fh, budget.walk) as tf:
@@ -191,11 +193,15 @@ def _tar_members(src: Path | bytes, budget: _Budget, want: _Want) -> Iterator[tu
                     yield "", None, budget.walk_note()
                     return
                 except STREAM_ERRORS as exc:
+                    if cut_short(exc):
+                        raise ExtractionError(TRUNCATED.format("archive")) from None
                     if seen == 0:
                         raise ExtractionError(f"corrupt tar archive: {exc}") from None
                     yield "", None, f"rest of the archive unreadable: {exc}"
                     return
                 if m is None:
+                    if ended_short(tf):  # tarfile ends without a word where a header is cut or missing
+                        raise ExtractionError(TRUNCATED.format("archive"))
                     return
                 seen += 1
                 if seen > 10 * MAX_MEMBERS:  # walking headers of a huge archive costs decompression too
@@ -218,12 +224,17 @@ def _tar_members(src: Path | bytes, budget: _Budget, want: _Want) -> Iterator[tu
                     yield m.name, None, budget.walk_note()
                     return
                 except STREAM_ERRORS as exc:
-                    yield m.name, None, f"unreadable: {exc}"
-                    return
+                    if not cut_short(exc):
+                        yield m.name, None, f"unreadable: {exc}"
+                        return
+                    yield m.name, None, TRUNCATED.format("archive")  # the member the cut fell in
+                    raise ExtractionError(TRUNCATED.format("archive")) from None
                 yield m.name, data[: m.size], ""
     except WalkCapReached:
         raise ExtractionError(budget.walk_note()) from None
     except STREAM_ERRORS as exc:
+        if cut_short(exc):
+            raise ExtractionError(TRUNCATED.format("archive")) from None
         raise ExtractionError(f"corrupt tar archive: {exc}") from None
     finally:
         fh.close()

@@ -108,7 +108,9 @@ SUFFIXES_DECLARED_IN = {
 # joins, chunking). Passages that come out the same keep their vectors: only changed ones are embedded again.
 _TEXT_STEPS = 1
 _READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
-    "archive": 2, "mbox": 2,  # 2: a container's listing names its members without why one was not read
+    # 2: a container's listing names its members without why one was not read; archive 3: a tar cut short fails as
+    # a zip cut short does (its listing of the members before the cut was kept as if the archive were whole)
+    "archive": 3, "mbox": 2,
     # 2: a message file is dated by its message (Document.date_ns), as an mbox's messages were; an mbox's messages
     # carry the eml reader's version, so they are read once more too (the same passages, kept). 3: a message's Cc
     # line is written beside its To line (to: and cc: read it)

@@ -6,6 +6,10 @@ tens of GB of zeros, so every pass over such an archive (a sync, each OCR read, 
 minutes. Here the decompressed stream is wrapped so that each step forward is charged to the pass's budget
 *before* it is taken: a skip or a header that would cross the cap raises WalkCapReached without
 decompressing anything. A plain tar seeks past a body for free, so it is read as it is.
+
+A tar cut short (a download or a copy that stopped) is told apart from one broken inside (`cut_short`,
+`ended_short`): tarfile ends its walk without a word where a header is missing or cut, as if the archive ended
+there, and the members after the cut were lost unsaid.
 """
 
 from __future__ import annotations
@@ -22,12 +26,14 @@ from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
-__all__ = ["open_tar", "WalkCapReached", "STREAM_ERRORS"]
+__all__ = ["open_tar", "WalkCapReached", "STREAM_ERRORS", "cut_short", "ended_short"]
 
 _MAGIC = ((b"\x1f\x8b", lambda fh: gzip.GzipFile(fileobj=fh, mode="rb")), (b"BZh", lambda fh: bz2.BZ2File(fh, "rb")),
           (b"\xfd7zXZ\x00", lambda fh: lzma.LZMAFile(fh, "rb")))
 # What a damaged compressed stream raises on the way (tarfile passes most of them on as they are).
 STREAM_ERRORS = (tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError)
+# tarfile's words for bytes missing at the end: a body or a first header that runs past the file's end
+_ENDED = frozenset({"unexpected end of data", "truncated header"})
 
 
 class WalkCapReached(Exception):
@@ -76,6 +82,20 @@ class _Charged(io.RawIOBase):
         self.inner.seek(target)
         self.pos = target
         return target
+
+
+def cut_short(exc: BaseException) -> bool:
+    """Whether one of STREAM_ERRORS says the archive's end is missing, not that its bytes are broken: a body or a
+    header running past the end of a plain tar, or a compressed stream ending before its end marker (gzip, bz2 and
+    xz all raise EOFError for that)."""
+    return isinstance(exc, EOFError) or isinstance(exc, tarfile.ReadError) and str(exc) in _ENDED
+
+
+def ended_short(tf: tarfile.TarFile) -> bool:
+    """After tf.next() gave None: whether the walk ended where a header's block was missing or cut, rather than at
+    the block of zeros every tar writer puts last (tarfile takes both for the archive's end)."""
+    fileobj = tf.fileobj
+    return fileobj is not None and fileobj.tell() < tf.offset + tarfile.BLOCKSIZE
 
 
 @contextmanager

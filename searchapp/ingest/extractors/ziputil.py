@@ -22,7 +22,8 @@ __all__ = ["SafeZip", "PartTooLarge", "bomb_reason", "parse_xml", "iterparse_xml
 MAX_TOTAL_BYTES = 200 * 2**20  # uncompressed, all members together
 MAX_RATIO = 100  # uncompressed / compressed, per member
 # What a zip whose end was cut off is said to be ("archive" or "document"): its members' directory, written last, is
-# gone, and "corrupt zip container: File is not a zip file" (zipfile's words) told a person nothing of why
+# gone, and "corrupt zip container: File is not a zip file" (zipfile's words) told a person nothing of why. A tar
+# cut short is said in the same words (members.py), once the members before the cut are read
 TRUNCATED = "the {} is cut short (truncated): an incomplete download or copy?"
 _END_RECORD_REACH = 22 + 65_535  # the end record and the longest comment it may carry
 RATIO_FLOOR = 2**20  # members smaller than this may compress as well as they like

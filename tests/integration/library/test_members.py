@@ -45,9 +45,9 @@ def _mbox(messages: list[EmailMessage]) -> bytes:
                     + b"\n" for m in messages)
 
 
-def _tar_gz(entries: dict[str, bytes], links: Optional[dict[str, str]] = None) -> bytes:
+def _tar_gz(entries: dict[str, bytes], links: Optional[dict[str, str]] = None, mode: str = "w:gz") -> bytes:
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as t:
+    with tarfile.open(fileobj=buf, mode=mode) as t:
         for name, data in entries.items():
             info = tarfile.TarInfo(name)
             info.size = len(data)
@@ -206,6 +206,27 @@ def test_hostile_archives_are_capped_with_reasons(tmp_path):
             z.writestr(f"f{i}.txt", b"")
     with pytest.raises(Exception, match="more than"):
         list(iter_members(many, 2**20))
+
+
+@pytest.mark.engines("sqlite")
+def test_a_tar_cut_short_keeps_the_members_before_the_cut_and_says_so(tiny_library, tmp_path):
+    """A tar whose end is missing (a download that stopped) was listed as if whole: tarfile ends its walk silently
+    where a header is missing, and a .tar.gz cut inside a member named only that member. Now the archive is said
+    to be cut short in a cut zip's words, and the members read before the cut stay indexed."""
+    d = tmp_path / "d"
+    d.mkdir()
+    rest = random.Random(7).randbytes(6000)
+    plain = _tar_gz({"first.txt": b"The albatross ledger, complete.\n", "second.bin": rest}, mode="w")
+    (d / "plain.tar").write_bytes(plain[:512 + 512])  # cut where the second member's header begins: no header at all
+    packed = _tar_gz({"first.txt": b"The albatross ledger, packed.\n", "second.bin": rest})
+    (d / "packed.tar.gz").write_bytes(packed[:len(packed) // 2])  # cut inside the second member's bytes
+    rep = tiny_library.add_folder(d, embed=False)  # nothing raises out of the sync
+    problems = dict(rep.problems)
+    cut = "the archive is cut short (truncated): an incomplete download or copy?"
+    assert problems[str(d / "plain.tar")] == problems[str(d / "packed.tar.gz")] == cut, rep.problems
+    assert problems[str(d / "packed.tar.gz") + MEMBER_SEP + "second.bin"] == cut
+    assert sorted(split_member(h.path)[0] for h in tiny_library.search("albatross ledger", mode="lexical").hits) == [
+        str(d / "packed.tar.gz"), str(d / "plain.tar")]
 
 
 def test_hostile_archive_synced_records_reasons(tiny_library, tmp_path):
