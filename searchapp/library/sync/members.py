@@ -27,7 +27,7 @@ from ...ingest.extractors.mail_parse import parse_once
 from ...ingest.extractors.members import (Member, container_suffix, is_container, iter_members, listing,
                                           may_be_container)
 from ...ingest.scan import ScannedFile
-from ...ingest.generated import generated_reason
+from ...ingest.generated import generated_reason, left_out_by_scan
 from ...ingest.secrets import left_out_by_name, named_secret, secret_pattern
 from ...ingest.valid_text import valid_unicode
 from ...store import FileRow
@@ -41,7 +41,7 @@ from ..members.temp_copies import private_temp_dir
 from .contract import SyncReport
 
 __all__ = ["index_container", "members_by_container", "is_container", "may_be_container", "secret_member",
-           "secret_names_changed", "IndexDoc", "RecordProblem"]
+           "left_out_changed", "IndexDoc", "RecordProblem"]
 
 
 class IndexDoc(Protocol):
@@ -71,12 +71,26 @@ def secret_member(name: str, config: Config) -> Optional[str]:
     return secret_pattern(name.rsplit("/", 1)[-1], config.scan.secret_files)
 
 
-def secret_names_changed(keys: list[str], existing: dict[str, FileRow], config: Config) -> bool:
-    """Whether a container holds a stored member named like a secret that is not left out as one (indexed before
-    the rule, or before `secret_files` named it), or one left out by a name `secret_files` no longer matches: the
-    container is read again, and its members with it, each as the rule now says."""
-    return any((secret_member(split_member(k)[1] or "", config) is not None) != left_out_by_name(existing[k].error)
-               for k in keys)
+def left_out_changed(keys: list[str], existing: dict[str, FileRow], config: Config) -> bool:
+    """Whether the settings that leave a member out unread would now decide otherwise for a stored one: the
+    container is read again, and its members with it, each as the rules now say (a file on disk is told by the
+    scan, which applies them to every file it lists)."""
+    return any(_left_out_now(existing[k], split_member(k)[1] or "", config) for k in keys)
+
+
+def _left_out_now(row: FileRow, name: str, config: Config) -> bool:
+    """Whether `row`, a member named `name`, is left out otherwise than the rules now say. By name, `secret_files`:
+    one named like a secret that is not left out as one (indexed before the rule, or before the setting named it),
+    or one left out by a name the setting no longer matches. Then, as _one_member applies them, by `lockfiles` and
+    `max_json_mb` (its row's size is its bytes'): one left out by them that they no longer leave out, or one
+    indexed that they now would (a member skipped for another reason, empty or unreadable, is left as it is)."""
+    secret = secret_member(name, config) is not None
+    if secret != left_out_by_name(row.error):
+        return True
+    if secret:
+        return False
+    by_scan = left_out_by_scan(generated_reason(name.rsplit("/", 1)[-1], row.size, config.scan))
+    return by_scan != left_out_by_scan(row.error) and (not by_scan or row.status == "indexed")
 
 
 def index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sha: str, config: Config,

@@ -28,7 +28,7 @@ from .file_boundary import file_failure
 from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
 from .meta_keys import record_met, record_readers
-from .members import index_container, is_container, may_be_container, members_by_container, secret_names_changed
+from .members import index_container, is_container, may_be_container, members_by_container, left_out_changed
 from .vanished import Moves, Vanished
 from .newer_reader import newer_reader, newer_reader_of_any
 from .same_passages import SamePassages
@@ -272,7 +272,7 @@ class _Sync:
             self.moves.wait(sha, path, added=added)
 
     def members_to_read(self, path: str) -> bool:
-        return _members_to_read(self.existing, self.members, path) or secret_names_changed(
+        return _members_to_read(self.existing, self.members, path) or left_out_changed(
             self.members.get(path, []), self.existing, self.config)
 
     def keep_unchanged(self, path: str, old: FileRow, f: ScannedFile, *, touched: bool = False) -> None:

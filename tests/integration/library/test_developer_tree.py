@@ -5,8 +5,11 @@ does (a name `[scan] lockfiles` no longer holds, a size under a raised `max_json
 from __future__ import annotations
 
 import json
+import zipfile
 
 import pytest
+
+from searchapp.base.member_paths import MEMBER_SEP
 
 
 @pytest.mark.engines("sqlite")
@@ -37,3 +40,30 @@ def test_a_checkouts_generated_files_are_left_out_by_rule_and_read_when_the_rule
     assert lib.status().left_out == {"minified": 1}
     assert [h.path for h in lib.search("brest gauge", mode="lexical").hits] == [str(repo / "readings.json")]
     assert [h.path for h in lib.search("pkg7", mode="lexical").hits] == [str(repo / "package-lock.json")]
+
+
+@pytest.mark.engines("sqlite")
+def test_an_archives_members_follow_the_rules_that_leave_them_out_when_those_change(tiny_library, tmp_path,
+                                                                                   make_config):
+    """A zip's members are left out by the same rules as files, but a change of `lockfiles` or `max_json_mb` read
+    the files again and never the archive, unchanged: its members stayed as the old rules had left them."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    with zipfile.ZipFile(repo / "backup.zip", "w") as z:
+        z.writestr("tides/pins.txt", "walrusdep 1.0.0 sha256-abc\n")
+        z.writestr("tides/readings.json", json.dumps([{"station": "brest gauge", "level": i} for i in range(100)]))
+    member = str(repo / "backup.zip") + MEMBER_SEP + "tides/"
+    lib = tiny_library
+
+    def found(words: str) -> list[str]:
+        return [h.path for h in lib.search(words, mode="lexical").hits]
+
+    lib.config = make_config(models={"reranker": ""}, scan={"lockfiles": ["pins.txt"], "max_json_mb": 0.001})
+    lib.add_folder(repo, embed=False)
+    assert found("walrusdep") == found("brest gauge") == []
+    lib.config = make_config(models={"reranker": ""}, scan={"lockfiles": [], "max_json_mb": 1})
+    lib.sync(embed=False)  # lifted: both read
+    assert (found("walrusdep"), found("brest gauge")) == ([member + "pins.txt"], [member + "readings.json"])
+    lib.config = make_config(models={"reranker": ""}, scan={"lockfiles": [], "max_json_mb": 0.001})
+    lib.sync(embed=False)  # lowered again: the JSON member is left out, the other kept
+    assert (found("walrusdep"), found("brest gauge")) == ([member + "pins.txt"], [])
