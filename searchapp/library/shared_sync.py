@@ -79,6 +79,7 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     from .sync.meaning_rate import RememberRate, aside_note
     from .sync.meta_keys import CONTEXT_META, passage_context
     from .sync.slow_read import SlowRead
+    from .sync.unsaid import StopMark
 
     store: Store = lib._as_store
     with lib.store.atomic():
@@ -92,8 +93,12 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
             lib.store.set_meta(CONTEXT_META, passage_context(lib.config))
     # This machine's own queue judges its meaning pass (sync_encoder.py): other machines embed theirs.
     encoder = lib.models.passage_encoder(load_ahead=embed, pending=lib.store.pending_here_count)
+    # A mark of this machine's until the sync has finished: one stopped before (Ctrl+C, the window's Stop, a kill) is
+    # said by its next sync and by `status`, as the desktop's (sync/unsaid.py, decision 0183)
+    mark = StopMark(store, owner=lib.store.machine)
+    mark.begin()
     # This machine's embedding rate, for its time left and the window's big-folder estimate (as the desktop's sync).
-    progress = rate = RememberRate(store, progress)
+    progress = rate = RememberRate(store, mark.watching(progress))
     rate.aside = partial(aside_note, encoder)
     index = NoIndexWriter()
     total = SyncReport()
@@ -102,6 +107,7 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
         with SlowRead(progress) as told:  # a file read for long is named while it is read
             _words_meaning_ocr(lib, work, encoder, index, told, cancel, embed, total, vanished, had_passages)
     except Cancelled as exc:  # what the whole sync did by then, for the person who stopped it (as the desktop's)
+        mark.stopped()
         _settle_quietly(vanished, total)
         if exc.report is not None and exc.report is not total:
             total.merge(exc.report)
@@ -109,6 +115,7 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
         exc.report = total
         raise
     except BaseException:
+        mark.stopped()
         _settle_quietly(vanished, total)
         raise
     vanished.settle(total)  # those a renamed scan waiting for OCR was held for: after the OCR step
@@ -119,6 +126,7 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
         total.notes.append(f"{sum(waiting.values())} passages of other machines wait for their own sync to be "
                            f"embedded ({', '.join(sorted(waiting))}); they are searchable by words meanwhile")
     rate.save()  # a short pass's rate too
+    mark.finished(total)
     return total
 
 

@@ -89,21 +89,26 @@ def left_out_by_rule(entries: Iterable[tuple[str, Optional[str]]]) -> dict[str, 
     return counts
 
 
-def left_out_since(store: Store, since: float, until: Optional[float], limit: int
+def left_out_since(store: Store, since: float, until: Optional[float], limit: int, owner: Optional[str] = None
                    ) -> tuple[list[tuple[str, FileRow]], int, int]:
     """(state, row) of the entries recorded not indexed at `since` or later and before `until` (files.indexed_at;
     None: up to now), waiting for OCR aside (not a failure: `status` says those apart), by path, at most `limit`;
     then how many of them failed, and how many there are in all. What a sync that stopped before its summary left
     out (library/sync/unsaid.py): a skip or a failure recorded already is not written again (decision 0145), so
-    these are the ones no summary has listed."""
+    these are the ones no summary has listed. `owner`: a shared library's machine, whose entries alone are its
+    syncs' (another machine's are written meanwhile by its own)."""
     quiet = ", ".join(f"'{s}'" for s in QUIET_STATES)  # left out on purpose (a secret, an empty file): no problem
     where = f"{NOT_INDEXED} AND {_STATE_SQL} NOT IN ({quiet}) AND indexed_at >= ? AND (ocr IS NULL OR ocr != 'pending')"
     params: list[Any] = [since]
     if until is not None:
         where += " AND indexed_at < ?"
         params.append(until)
-    failed, n = store.conn.execute(f"SELECT sum(status = 'failed'), count(*) FROM files "  # noqa: S608 (constants and ?)
-                                   f"WHERE {where}", params).fetchone()
+    if owner is not None:
+        where += " AND machine = ?"
+        params.append(owner)
+    # CASE, not sum(status = 'failed'): PostgreSQL sums no booleans (the shared engine asks this too)
+    sql = f"SELECT sum(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), count(*) FROM files WHERE {where}"  # noqa: S608 (constants and ?)
+    failed, n = store.conn.execute(sql, params).fetchone()
     return (_with_state(store, where, params, None, "path", limit) if n else []), int(failed or 0), int(n)
 
 

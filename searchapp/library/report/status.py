@@ -347,7 +347,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         [(state, (f.path, f.status, f.error or "")) for state, f in problem_files_in_state(db, owner)])
     not_indexed, member_groups = not_indexed_entries(db, owner=owner)
     entries = db.file_counts()
-    stopped = stopped_sync(db) if writer is None else None
+    stopped = stopped_sync(db, owner=owner) if writer is None else None
     if stopped is not None:
         notes.insert(0, stopped_note(stopped))
     return LibraryStatus(

@@ -10,6 +10,9 @@ since it began (store/ledger.py: left_out_since; the store is the record, so a `
 next finished sync says those with its own summary. A sync stopped again keeps the first mark's start: nothing
 left out by either is lost.
 
+A shared library (PostgreSQL) keeps one mark per machine (`unsaid:MACHINE`): each machine syncs its own folders, and
+what its stopped sync left out is its own entries' (files.machine), never those another machine wrote meanwhile.
+
 Only the rows say what was left out: no write per file. The mark is written as the sync begins, then with how far
 it has come at most every WRITE_EVERY_S while it reports, and once more when it stops in-process (then `exact`:
 a sync killed is said to have stopped after "about" so many files).
@@ -31,7 +34,7 @@ from ...store import Store
 from ...store.ledger import left_out_since
 from .contract import StoppedSync, SyncReport
 
-__all__ = ["UNSAID_META", "StopMark", "stopped_sync", "stopped_head", "stopped_note", "unsaid_counts"]
+__all__ = ["UNSAID_META", "StopMark", "mark_key", "stopped_sync", "stopped_head", "stopped_note", "unsaid_counts"]
 
 # JSON {"began", "stage", "done", "total", "folder", "exact"} while a sync runs, or after it stopped
 UNSAID_META = "unsaid"
@@ -42,10 +45,15 @@ WRITE_EVERY_S = 1.0
 _KEPT_STAGES = frozenset({"scanning", "extracting", "searchable", "embedding", "ocr", "rereading", "saving"})
 
 
-def _read(store: Store) -> Optional[tuple[float, StoppedSync]]:
+def mark_key(owner: Optional[str] = None) -> str:
+    """The meta key of the mark: the library's, or (`owner`) a shared library's machine's."""
+    return UNSAID_META if owner is None else f"{UNSAID_META}:{owner}"
+
+
+def _read(store: Store, owner: Optional[str] = None) -> Optional[tuple[float, StoppedSync]]:
     """(when it began, how far it came) of the mark, or None: none, or one this version cannot read (a damaged
     value says nothing rather than fail)."""
-    raw = store.get_meta(UNSAID_META)
+    raw = store.get_meta(mark_key(owner))
     if not raw:
         return None
     try:
@@ -59,26 +67,28 @@ def _read(store: Store) -> Optional[tuple[float, StoppedSync]]:
         return None
 
 
-def stopped_sync(store: Store, mark: Optional[tuple[float, StoppedSync]] = None, until: Optional[float] = None
-                 ) -> Optional[StoppedSync]:
+def stopped_sync(store: Store, mark: Optional[tuple[float, StoppedSync]] = None, until: Optional[float] = None,
+                 owner: Optional[str] = None) -> Optional[StoppedSync]:
     """The sync that left its mark (`mark`, read from `store` when None) and what was left out since it began (and
     before `until`, when given); None when no mark is there. Read-only: `status` asks it while no sync runs (a
-    running sync's mark is its own)."""
-    mark = _read(store) if mark is None else mark
+    running sync's mark is its own). `owner`: a shared library's machine, its mark and its entries."""
+    mark = _read(store, owner) if mark is None else mark
     if mark is None:
         return None
     began, stopped = mark
-    rows, failed, n = left_out_since(store, began, until, LISTED)
+    rows, failed, n = left_out_since(store, began, until, LISTED, owner)
     return dataclasses.replace(stopped, problems=[(row.path, state, row.error or "") for state, row in rows],
                                left_out=n, failed=failed)
 
 
 class StopMark:
-    """One sync's mark (Updates.run_sync): `begin`, `watching` its progress, then `stopped` or `finished`."""
+    """One sync's mark (Updates.run_sync, shared_sync.sync_work with its machine as `owner`): `begin`, `watching`
+    its progress, then `stopped` or `finished`."""
 
-    def __init__(self, store: Store, clock: Callable[[], float] = time.time, every_s: float = WRITE_EVERY_S) -> None:
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time, every_s: float = WRITE_EVERY_S,
+                 owner: Optional[str] = None) -> None:
         # wall time: `began` is compared with files.indexed_at, written with time.time()
-        self.store, self.clock, self.every_s = store, clock, every_s
+        self.store, self.clock, self.every_s, self.owner = store, clock, every_s, owner
         self.earlier: Optional[tuple[float, StoppedSync]] = None  # the mark of a sync that stopped before this one
         self.began = 0.0  # when the earliest sync whose mark is kept began (this one's, or one that stopped)
         self.started = 0.0  # when this one began
@@ -87,7 +97,7 @@ class StopMark:
         self.thread = threading.get_ident()  # the store's connection is this thread's: only it writes
 
     def begin(self) -> None:
-        self.earlier = _read(self.store)
+        self.earlier = _read(self.store, self.owner)
         self.started = self.clock()
         self.began = self.earlier[0] if self.earlier is not None else self.started
         self.thread = threading.get_ident()
@@ -121,11 +131,11 @@ class StopMark:
         since it began and before this one did (what this one recorded again, it lists itself; an entry failing
         the same way again is not recorded again, so it stays among the earlier ones). Then the mark goes."""
         if self.earlier is not None:
-            before = stopped_sync(self.store, self.earlier, until=self.started)
+            before = stopped_sync(self.store, self.earlier, until=self.started, owner=self.owner)
             if before is not None and before.left_out:
                 total.stopped_before = before
         with self.store.atomic():
-            self.store.set_meta(UNSAID_META, "")
+            self.store.set_meta(mark_key(self.owner), "")
 
     def _write(self, exact: bool = False) -> None:
         p = self.reached
@@ -134,7 +144,7 @@ class StopMark:
         mark = {"began": self.began, "stage": p.stage, "done": done, "total": p.total, "folder": p.folder,
                 "exact": exact}
         with self.store.atomic():
-            self.store.set_meta(UNSAID_META, json.dumps(mark))
+            self.store.set_meta(mark_key(self.owner), json.dumps(mark))
         self.written = self.clock()
 
 
