@@ -487,9 +487,17 @@ class SharedLibrary:
         machine's; the totals every machine's. The arguments are Library's."""
         from .report.status import IN_STORE, RootStatus, build_status
 
+        from .resources.lock import Holder
+
+        # A sync of this machine's folders running in another process is its writer: its mark is its own, not a
+        # stopped sync's (the desktop's writer lock file tells the same).
+        mine = [root.id for machine, root in self.store.all_roots() if machine == self.store.machine]
+        writer = (Holder(0, "a sync of this machine's folders in the shared library")
+                  if self.store.roots_written_elsewhere(mine) else None)
         # This desktop's data dir: its query encoder's cache is there (the status names the query path by it).
         st = build_status(self.config, str(self.config.data_dir), self._as_store, IN_STORE, None,
-                          integrity=lambda: True, owner=self.store.machine, embedder=self._embedder())
+                          integrity=lambda: True, owner=self.store.machine, writer=writer,
+                          embedder=self._embedder())
         st.address = shown(self.address)
         _set_back_not_reindex(self.config, self.store.meta(), st)
         for machine, root in self.store.all_roots():

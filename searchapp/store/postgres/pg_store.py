@@ -248,6 +248,16 @@ class PgStore(PgLexical, PgScope):
         self.writing_roots = taken
         return None
 
+    def roots_written_elsewhere(self, root_ids: Sequence[int]) -> bool:
+        """Whether another session holds the writer lock of one of these roots now (a sync of them is running):
+        pg_locks shows a two-key advisory lock as (classid, objid) with objsubid 2."""
+        if not root_ids:
+            return False
+        got = self.one("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted"
+                       " AND classid::bigint = %s AND objid::bigint = ANY(%s) AND pid <> pg_backend_pid()",
+                       (WRITER_LOCK, [int(r) for r in root_ids]))
+        return bool(got and got[0])
+
     def release_root_locks(self, root_ids: Sequence[int]) -> None:
         self.writing_roots = None
         for rid in root_ids:

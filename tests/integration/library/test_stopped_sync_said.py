@@ -98,7 +98,8 @@ def test_a_killed_then_cancelled_sync_says_what_it_left_out_at_status_and_at_the
 
 
 @pytest.mark.engines("postgresql")
-def test_a_shared_librarys_stopped_sync_is_said_by_status_and_by_the_machines_next_sync(tiny_library, tmp_path):
+def test_a_shared_librarys_stopped_sync_is_said_by_status_and_by_the_machines_next_sync(tiny_library, tmp_path,
+                                                                                         engine_address):
     """A shared library's sync (a machine's own folders) stopped by the person left no mark: its failures were never
     said. Now it keeps one of its machine's, in the server's meta, as the desktop's does in its own."""
     from searchapp.base.errors import Cancelled
@@ -120,6 +121,17 @@ def test_a_shared_librarys_stopped_sync_is_said_by_status_and_by_the_machines_ne
     stopped = tiny_library.status().stopped
     assert stopped is not None and stopped.exact and (stopped.done, stopped.total) == (1, 4)
     assert [Path(p).name for p, _, _ in stopped.problems] == ["a-broken.pdf"]
+    from searchapp.store.postgres.pg_store import PgStore
+
+    other = PgStore(engine_address, machine="desk-a")  # another process of this machine, syncing the folder again
+    try:
+        root = other.root_by_path(str(docs))
+        assert root is not None and other.try_root_locks([root.id]) is None
+        during = tiny_library.status()  # its mark is a running sync's, not a stopped one's
+        assert during.stopped is None and during.writer is not None and "sync" in during.writer
+    finally:
+        other.close()
+    assert tiny_library.status().stopped is not None  # its process gone, the mark is a stopped sync's again
     rep = tiny_library.sync(embed=False)
     assert rep.failed == 1 and rep.problems == []  # failing the same way again: not news to this sync…
     assert rep.stopped_before is not None and rep.stopped_before.left_out == 1  # …but never said: said now
