@@ -24,6 +24,7 @@ from .migrations import migrate
 from .passage_records import PassageRecords
 from .root_records import RootRecords
 from .rows import ChunkRow, FileRow, NewChunk, RootRow
+from .shelf import Shelf
 from .scope import ScopeQueries, fold, holds_header, holds_tag
 from .lexical_queries import LexicalQueries, fts_query
 from .vector_queue import VectorQueue
@@ -81,7 +82,7 @@ def _has_column(conn: sqlite3.Connection, table: str, column: str) -> bool:
     return not names or column in names
 
 
-class Store(RootRecords, FileRecords, PassageRecords, VectorQueue, ScopeQueries, LexicalQueries, WordStats):
+class Store(RootRecords, FileRecords, PassageRecords, VectorQueue, ScopeQueries, LexicalQueries, WordStats, Shelf):
     """One SQLite file. Writes go through `atomic()`; one writer at a time (the library's lock file ensures it).
     One object over one connection, its jobs in mixins (roots, files, passages, the vector queue, scopes, words,
     word statistics): a sync's transaction spans them all (decision 0132)."""

@@ -171,6 +171,7 @@ class FileRecords(Statements):
         self.execute("DELETE FROM chunks")
         self.execute("DELETE FROM chunk_spans")  # the trigger would too, row by row
         self.execute("DELETE FROM files")
+        self.execute("DELETE FROM shelved_vectors")  # every passage read again: nothing is kept for it (0187)
 
     def file_counts(self) -> EntryCounts:
         """The entries by status, the files on disk and the members of archives and mail apart (decision 0163)."""

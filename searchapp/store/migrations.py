@@ -137,6 +137,20 @@ MIGRATIONS: list[str] = [
         UPDATE files SET reader = NULL WHERE id = new.id;
     END;
     """,
+    # The shelf (store/shelf.py, decision 0187): the vectors of passages a sync deleted from a file of a git working
+    # tree, by their model input's hash, with the folder they were of and when. An older version ignores it (it
+    # shelves nothing, finds nothing there); what it may leave behind (a folder it removed, a model it changed) is
+    # pruned by this one's next sync, and never reused meanwhile (the shelf's identity).
+    """
+    CREATE TABLE shelved_vectors (
+        text_hash TEXT PRIMARY KEY,
+        vector BLOB NOT NULL,
+        root_id INTEGER NOT NULL,
+        shelved_at REAL NOT NULL
+    );
+    CREATE INDEX shelved_vectors_at ON shelved_vectors(shelved_at);
+    CREATE INDEX shelved_vectors_root ON shelved_vectors(root_id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -144,7 +158,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 # Schemas the version before may still open and write (decision 0153): a column it does not know and a trigger that
 # mends what it writes. PRAGMA user_version says the oldest schema whose searchapp may open the file (a searchapp
 # refuses a file whose user_version is above its own), meta `schema` the steps taken.
-OPENED_BY_OLDER = {8: 7}
+OPENED_BY_OLDER = {8: 7, 9: 7}
 STEPS_META = "schema"
 
 

@@ -4,7 +4,7 @@ mixin of Store (store/db.py); the passages still waiting for a vector are store/
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -21,13 +21,21 @@ _ROWS_PER_INSERT = 120  # 960 bound parameters: under SQLite's oldest cap (999)
 
 
 class PassageRecords(Statements):
+    if TYPE_CHECKING:  # store/shelf.py's, later in Store's method order
+        def shelved_vectors(self, hashes: Iterable[str]) -> dict[str, np.ndarray]: ...
+
+        def unshelve(self, hashes: Iterable[str]) -> None: ...
+
     def vectors_by_hash(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
-        """text_hash -> a stored vector for that text, from any file: unchanged or moved passages are never re-embedded."""
+        """text_hash -> a stored vector for that text, from any file: unchanged or moved passages are never
+        re-embedded; else from the shelf (store/shelf.py): a git tree's passages back after a branch switch."""
+        wanted = dict.fromkeys(hashes)
         out: dict[str, np.ndarray] = {}
-        for h, v in self.select_in(f"SELECT text_hash, vector FROM chunks WHERE {EMBEDDED} AND text_hash IN ({{}})", dict.fromkeys(hashes)):  # noqa: S608 (constants and ? only)
+        for h, v in self.select_in(f"SELECT text_hash, vector FROM chunks WHERE {EMBEDDED} AND text_hash IN ({{}})", wanted):  # noqa: S608 (constants and ? only)
             vec = np.frombuffer(v, dtype=np.float32)
             if np.isfinite(vec).all():  # a NaN row of an older version is embedded again, never copied
                 out[h] = vec
+        out.update(self.shelved_vectors(h for h in wanted if h not in out))
         return out
 
     def delete_chunks_of_file(self, file_id: int) -> list[int]:
@@ -54,6 +62,8 @@ class PassageRecords(Statements):
         ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE id > ? ORDER BY id", (before,))]
         if len(ids) != len(rows):  # a trigger or another writer inside this transaction: never expected
             raise StoreError(f"inserted {len(rows)} passages but found {len(ids)} new rows")
+        # a shelved vector written with its passage is the passage's again (Shelf.unshelve: none when it is empty)
+        self.unshelve(c.text_hash for _, c in rows if c.vector is not None)
         spans = [(cid, a, b, p) for cid, (_, c) in zip(ids, rows, strict=True) for a, b, p in c.repeats]
         if spans:
             self.conn.executemany('INSERT INTO chunk_spans(chunk_id, start, "end", page) VALUES (?, ?, ?, ?)', spans)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .db import Store
 
 __all__ = ["keep_removed", "mark_kept", "restore_removed", "forget_removed", "has_removed", "save_removed",
-           "load_removed"]
+           "load_removed", "library_identity"]
 
 _TABLES = ("roots", "files", "chunks", "chunk_spans")  # in restore order (foreign keys point backwards)
 _SELECT = {
@@ -54,7 +54,8 @@ IDENTITY_KEYS = ("model", "pooling", "chunk_max_tokens", "chunk_overlap", "passa
                  "chunk_context")
 
 
-def _identity(store: Store) -> str:
+def library_identity(store: Store) -> str:
+    """What the library's passages and vectors are, as one text (a kept removal's, the shelf's: store/shelf.py)."""
     return "\n".join(f"{key}={store.get_meta(key) or ''}" for key in IDENTITY_KEYS)
 
 
@@ -64,7 +65,7 @@ def mark_kept(store: Store, generation: int) -> None:
     store.conn.execute("DROP TABLE IF EXISTS temp.removed_meta")
     store.conn.execute("CREATE TEMP TABLE removed_meta (generation INTEGER NOT NULL, identity TEXT NOT NULL)")
     store.conn.execute("INSERT INTO temp.removed_meta (generation, identity) VALUES (?, ?)",
-                       (generation, _identity(store)))
+                       (generation, library_identity(store)))
 
 
 def restore_removed(store: Store) -> Optional[tuple[str, list[int]]]:
@@ -77,7 +78,7 @@ def restore_removed(store: Store) -> Optional[tuple[str, list[int]]]:
     if "identity" not in columns:  # kept by an older version (its undo file lasts a minute): refuse, as it would
         return None
     kept = c.execute("SELECT identity FROM temp.removed_meta").fetchone()
-    if kept is None or kept[0] != _identity(store):
+    if kept is None or kept[0] != library_identity(store):
         return None
     taken = c.execute(
         "SELECT 1 FROM main.roots WHERE id IN (SELECT id FROM temp.removed_roots) "

@@ -47,6 +47,7 @@ class RootRecords(Statements):
         self.execute("DELETE FROM chunks WHERE file_id IN (SELECT id FROM files WHERE root_id = ?)", (root_id,))
         self.execute("DELETE FROM files WHERE root_id = ?", (root_id,))
         self.execute("DELETE FROM roots WHERE id = ?", (root_id,))
+        self.execute("DELETE FROM shelved_vectors WHERE root_id = ?", (root_id,))  # its meaning goes with it (0187)
         return ids
 
     def absorb_roots(self, into_id: int, from_ids: Sequence[int]) -> None:
@@ -54,6 +55,7 @@ class RootRecords(Statements):
         passages and vectors stay as they are."""
         for rid in from_ids:
             self.execute("UPDATE files SET root_id = ? WHERE root_id = ?", (into_id, rid))
+            self.execute("UPDATE shelved_vectors SET root_id = ? WHERE root_id = ?", (into_id, rid))
             self.execute("DELETE FROM roots WHERE id = ?", (rid,))
 
     def root_counts(self, root_id: int) -> RootCounts:

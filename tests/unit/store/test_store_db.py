@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from searchapp.base.errors import StoreError
 from searchapp.base.member_paths import MEMBER_SEP
 from searchapp.store import SCHEMA_VERSION, NewChunk, Store, fts_query, migrate
 from searchapp.store.migrations import MIGRATIONS, OPENED_BY_OLDER, schema_steps
+from searchapp.store.shelf import SHELF_DAYS
 from store_files import new_store, put_file
 
 
@@ -219,6 +221,31 @@ def test_vectors_skip_non_finite_and_waiting_rows(lib):
     assert store.pending_count() == 1 and store.pending_with_hashes(["h-later", "h-ok"]) == {ids[2]: "h-later"}
 
 
+def test_the_shelf_gives_vectors_back_by_hash_within_its_caps_and_only_for_its_model(lib):
+    """Decision 0187: vectors shelved from deleted passages are found by their hash, taken off the shelf when a
+    passage holds them again, the oldest pruned past the count, all past the days or once the model changed."""
+    store, root = lib
+    with store.atomic():
+        fids = [store.upsert_file(root, f"/r/{t}.txt", 1, 1, None, "indexed", None, "txt", 1) for t in "abcd"]
+        for fid, t in zip(fids, "abcd", strict=True):
+            store.insert_chunks(fid, [_chunk(0, t, np.full(4, ord(t), np.float32))])
+    with store.atomic():
+        for fid in fids:  # in order: a is the oldest
+            assert store.shelve_vectors(fid, root) == 1
+            store.delete_file(fid)
+    assert store.shelved_count() == 4 and store.vectors_by_hash(["h-a", "h-x"])["h-a"][0] == ord("a")
+    assert store.prune_shelf(max_vectors=3) == 1 and set(store.vectors_by_hash(["h-a", "h-b"])) == {"h-b"}
+    with store.atomic():  # a passage holding b's vector again: b is off the shelf
+        fid = store.upsert_file(root, "/r/b2.txt", 1, 1, None, "indexed", None, "txt", 1)
+        store.insert_chunks(fid, [_chunk(0, "b", store.vectors_by_hash(["h-b"])["h-b"])])
+    assert store.shelved_count() == 2 and store.prune_shelf(now=time.time() + (SHELF_DAYS - 1) * 86400.0) == 0
+    assert store.prune_shelf(now=time.time() + (SHELF_DAYS + 1) * 86400.0) == 2 and store.shelved_count() == 0
+    with store.atomic():
+        store.shelve_vectors(fid, root)
+    store.set_meta("model", "another/model")  # b's vector is another model's meaning: never given back, pruned
+    assert store.shelved_vectors(["h-b"]) == {} and store.prune_shelf() == 1 and store.shelved_count() == 0
+
+
 @pytest.mark.parametrize("seed,short_texts", [(0, False), (1, False), (2, True)])
 def test_embedded_ids_are_exactly_the_rows_with_a_vector(lib, seed, short_texts):
     # embedded_ids reads every id from a covering index less the waiting ones; the plain query over the table
@@ -347,8 +374,9 @@ def test_fts_query_quotes_words_drops_stop_words_and_marks_prefixes():
 
 
 def _back_to_schema_7(path) -> None:
-    """The library as the version before decision 0152 wrote it: no files.reader."""
+    """The library as the version before decision 0152 wrote it: no files.reader (nor 0187's shelf)."""
     conn = sqlite3.connect(path)
+    conn.execute("DROP TABLE shelved_vectors")
     conn.execute("DELETE FROM meta WHERE key = 'schema'")  # steps were counted by user_version alone then
     conn.execute("DROP TRIGGER files_reader_unknown")
     conn.execute("ALTER TABLE files DROP COLUMN reader")
