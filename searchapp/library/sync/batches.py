@@ -38,6 +38,7 @@ from ...store.ledger import set_entry_date, set_ocr_state
 from .file_boundary import file_failure, one_line
 from .meaning_beside import MeaningBeside
 from .contract import IndexWriter, SyncReport
+from .git_trees import GitTrees
 
 __all__ = ["Pending", "Batcher", "distinct_chunks", "rewrite_entry", "BESIDE_SCALE"]
 
@@ -99,6 +100,9 @@ class Batcher:
         self._first_due: Optional[float] = None
         self._writer: Optional[ThreadPoolExecutor] = None  # made by the first full batch, let go by `flush`
         self._in_flight: Optional[tuple[list[Pending], Future[_Written]]] = None
+        # where the vectors of a git tree's file read again go (store/shelf.py): a desktop library's shelf alone
+        self._shelve: Optional[Callable[[int, int], int]] = getattr(store, "shelve_vectors", None)
+        self._trees = GitTrees()
 
     def add(self, item: Pending) -> None:
         if self.pending and self.n_chunks + len(item.chunks) > self.batch_chunks:
@@ -221,6 +225,8 @@ class Batcher:
                 if old is not None:
                     if any(f == old.id for f, _ in rows):  # the same entry twice in a batch: the later one wins
                         write_rows()
+                    if self._shelve is not None and old.status == "indexed" and self._trees.holds(path):
+                        self._shelve(old.id, self.root.id)  # a branch switched back finds their meaning there
                     w.removed += self.store.delete_chunks_of_file(old.id)
                 new = distinct_chunks(it.chunks, it.hashes, known)
                 file_id = self.store.upsert_file(self.root.id, path, it.file.size, it.file.mtime_ns,

@@ -206,6 +206,7 @@ class Updates:
                     total.embedded_by = str(resumer)
                     total.notes.append(f"searchable by words now; their meaning joins the queue of {resumer}, which "
                                        "let this update in between its batches and embeds it")
+                self.store.prune_shelf()  # the vectors shelved from git trees, within their caps (decision 0187)
                 self.vectors.compact_if_needed()
             except Cancelled as exc:  # what the whole sync did by then, for the person who cancelled it
                 if exc.report is not None and exc.report is not total:

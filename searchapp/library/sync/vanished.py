@@ -19,6 +19,7 @@ from ...base.member_paths import split_member
 from ...ingest.extractors.members import named_container
 from ...store import FileRow, Store
 from .contract import IndexWriter, SyncReport
+from .git_trees import GitTrees
 from .ocr_waits import WAITING
 
 __all__ = ["Moves", "Vanished", "delete_entries"]
@@ -261,10 +262,15 @@ def _not_moved(listed: list[tuple[str, str]], moved_to: Counter[str]) -> list[tu
 
 def delete_entries(store: Store, index: IndexWriter, rows: list[FileRow], rep: SyncReport) -> None:
     """Delete the entries `rows` of files gone (their passages, vectors and words) in one transaction, counted in
-    `rep` as removed: a sync's deleted files (Vanished), a scan deleted while the OCR step ran (ocr/step.py)."""
+    `rep` as removed: a sync's deleted files (Vanished), a scan deleted while the OCR step ran (ocr/step.py). The
+    vectors of a file gone from a git tree go on the shelf (store/shelf.py, decision 0187): a desktop library's."""
     removed: list[int] = []
+    shelve = getattr(store, "shelve_vectors", None)  # a shared library's server keeps no one's deleted files
+    trees = GitTrees()
     with store.atomic():
         for row in rows:
+            if shelve is not None and row.status == "indexed" and trees.gone_from(row.path):
+                shelve(row.id, row.root_id)
             removed += store.delete_file(row.id)
         store.bump_generation()
     if removed:

@@ -67,3 +67,37 @@ def test_an_archives_members_follow_the_rules_that_leave_them_out_when_those_cha
     lib.config = make_config(models={"reranker": ""}, scan={"lockfiles": [], "max_json_mb": 0.001})
     lib.sync(embed=False)  # lowered again: the JSON member is left out, the other kept
     assert (found("walrusdep"), found("brest gauge")) == ([member + "pins.txt"], [])
+
+
+@pytest.mark.engines("sqlite")
+@pytest.mark.parametrize("git", [True, False])
+def test_a_branch_switched_back_takes_its_meaning_off_the_shelf_in_a_git_tree_alone(tiny_library, tmp_path, git):
+    """Decision 0187: in a git tree, the passages a sync deletes (a file rewritten, a file gone) keep their vectors
+    on the shelf, and the same text back is not embedded again; elsewhere a deleted file's meaning goes with it.
+    `remove` of the folder takes its shelved vectors with it."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    if git:
+        (repo / ".git").mkdir()  # what git_trees.py looks for (the scan never reads it: skip_dirs)
+    tides, gauge = repo / "tides.md", repo / "gauge.md"
+    lib = tiny_library
+    tides.write_text("Harbour tides are predicted from harmonic constants.\n", encoding="utf-8")
+    gauge.write_text("The Brest tide gauge has recorded sea level since 1711.\n", encoding="utf-8")
+    assert lib.add_folder(repo).chunks_embedded == 2
+    # the other branch: one file with other text, one not there
+    tides.write_text("Storm surges are forecast by a separate model of wind stress.\n", encoding="utf-8")
+    gauge.unlink()
+    rep = lib.sync()
+    assert (rep.updated, rep.removed, rep.chunks_embedded) == (1, 1, 1)
+    assert lib.store.shelved_count() == (2 if git else 0)
+    # back: the same two texts again
+    tides.write_text("Harbour tides are predicted from harmonic constants.\n", encoding="utf-8")
+    gauge.write_text("The Brest tide gauge has recorded sea level since 1711.\n", encoding="utf-8")
+    rep = lib.sync()
+    assert (rep.updated, rep.added, rep.chunks_embedded) == (1, 1, 0 if git else 2)
+    assert lib.store.shelved_count() == (1 if git else 0)  # the other branch's text now; tides' and gauge's taken off
+    st = lib.status()
+    assert st.chunks == st.vectors == 2 and st.consistent
+    assert [h.path for h in lib.search("Brest tide gauge sea level", mode="dense").hits][:1] == [str(gauge)]
+    lib.remove_folder(repo)
+    assert lib.store.shelved_count() == 0
