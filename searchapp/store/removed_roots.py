@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
+from .identity import IDENTITY_KEYS, library_identity
+
 if TYPE_CHECKING:
     from .db import Store
 
 __all__ = ["keep_removed", "mark_kept", "restore_removed", "forget_removed", "has_removed", "save_removed",
-           "load_removed", "library_identity"]
+           "load_removed", "IDENTITY_KEYS"]
 
 _TABLES = ("roots", "files", "chunks", "chunk_spans")  # in restore order (foreign keys point backwards)
 _SELECT = {
@@ -48,15 +50,6 @@ def keep_removed(store: Store, root_id: int) -> None:
         store.conn.execute(f"CREATE TEMP TABLE removed_{t} AS {_SELECT[t]}", (root_id,))
 
 
-# The library's own description of what its passages and vectors are (models/library_keep writes them): a change
-# of any means the kept rows no longer belong.
-IDENTITY_KEYS = ("model", "pooling", "chunk_max_tokens", "chunk_overlap", "passage_prompt", "model_fingerprint", "dim",
-                 "chunk_context")
-
-
-def library_identity(store: Store) -> str:
-    """What the library's passages and vectors are, as one text (a kept removal's, the shelf's: store/shelf.py)."""
-    return "\n".join(f"{key}={store.get_meta(key) or ''}" for key in IDENTITY_KEYS)
 
 
 def mark_kept(store: Store, generation: int) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ContextManager, Iterable, Optional
 
 import numpy as np
 
-from .removed_roots import library_identity
+from .identity import library_identity
 from .statements import Statements
 from .vector_queue import EMBEDDED
 
@@ -47,7 +47,7 @@ class Shelf(Statements):
         copied: its vector is stored there still). Returns how many were shelved."""
         if not self._shelf_current():
             self.execute("DELETE FROM shelved_vectors")
-            self.set_meta(SHELF_META, library_identity(self))  # type: ignore[arg-type]
+            self.set_meta(SHELF_META, library_identity(self))
         return int(self.execute(
             "INSERT OR REPLACE INTO shelved_vectors(text_hash, vector, root_id, shelved_at) "  # noqa: S608 (a constant)
             f"SELECT c.text_hash, c.vector, ?, ? FROM chunks c WHERE c.file_id = ? AND {EMBEDDED} "
@@ -98,4 +98,4 @@ class Shelf(Statements):
         return bool(self.conn.execute("SELECT EXISTS (SELECT 1 FROM shelved_vectors)").fetchone()[0])
 
     def _shelf_current(self) -> bool:
-        return self.get_meta(SHELF_META) == library_identity(self)  # type: ignore[arg-type]
+        return self.get_meta(SHELF_META) == library_identity(self)
