@@ -1,11 +1,13 @@
 """Why a search found nothing, when its filters are the reason: a `type:` no indexed file has, an `in:` outside
-every indexed folder, a date range no file is in, or filters that each match files but none together. "No
+every indexed folder, a date range no file is in, filters that each match files but none together, or a `#tag`
+no file holds. "No
 results" alone read as "no file holds these words", and while a sync ran, as "wait for it" (issue: a newcomer's
 `type:banana boiler` was told to search again in a moment).
 
 Asked only when a search found nothing and has filters (the `--in`/`--type`/`--after`/`--before` options, the
-filter bar, the query's fields): a few counts over the files table, through the store's named reads. The words of
-a query are never the reason said here: a miss within files the filters allow stays a plain "no results".
+filter bar, the query's fields) or a `#tag` it must hold: a few counts over the files table, through the store's
+named reads. The words of a query are never the reason said here: a miss within files the filters allow stays a
+plain "no results".
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from ...ingest.fsnames import is_within
 from ...store.scope import INDEXED, Fragment, all_of
 from ..query.field_values import field_value
 from ..query.filters import SearchFilters, types_meant
-from ..query.syntax import ParsedQuery, filters_of
+from ..query.syntax import Clause, ParsedQuery, Term, filters_of
+from .constraints import term_pieces
 from .result import ABSENT, FILTERED, OUTSIDE, Notice
 
 __all__ = ["FileCounts", "why_empty"]
@@ -37,22 +40,26 @@ class FileCounts(Protocol):
 
     def date_span(self) -> Optional[tuple[int, int]]: ...
 
+    def tag_fragment(self, tags: Sequence[tuple[str, Sequence[tuple[str, bool]]]], *,
+                     exclude: bool = False) -> Fragment: ...
+
 
 def why_empty(store: FileCounts, filters: Optional[SearchFilters], parsed: Optional[ParsedQuery],
               roots: Sequence[str]) -> Optional[Notice]:
     """Why the filters (`filters`: the options or the filter bar; `parsed`: the query's fields) leave no file of
     the library, or None when they leave some (or the library has none: no filter is the reason then). `roots`:
     the library's folders, in the filters' terms. The most specific reason first: a type, a place, dates, then the
-    filters together."""
+    filters together, then a `#tag` no file holds."""
     given = [f for f in (filters, filters_of(parsed) if parsed is not None else None) if f is not None and f.active]
-    if not given or not store.files_count(INDEXED):
+    tagged = [c for c in (parsed.clauses if parsed is not None else ()) if _all_tags(c)]
+    if not (given or tagged) or not store.files_count(INDEXED):
         return None
     for f in given:
         why = _type(store, f) or _place(store, f, roots) or _dates(store, f)
         if why is not None:
             return why
-    if store.files_count(all_of([f.where() for f in given])):
-        return None
+    if not given or store.files_count(all_of([f.where() for f in given])):
+        return _tags(store, tagged)
     fields = " ".join(_fields(f) for f in given)
     return Notice(FILTERED, f"no indexed file matches {fields} at once (each alone does): remove one of them")
 
@@ -98,6 +105,22 @@ def _dates(store: FileCounts, f: SearchFilters) -> Optional[Notice]:
 def _day(ns: int) -> str:
     """A file date (ns) as the filters write a day (YYYY-MM-DD, local time)."""
     return str(SearchFilters(after=ns / 1e9).to_json()["after"])
+
+
+def _all_tags(clause: Clause) -> bool:
+    """A clause a file must hold that is only tags: `#budget`, `#a OR #b` (not `-#x`, nor `#a OR word`)."""
+    return clause.kind in ("require", "any") and all(t.tag for t in clause.terms)
+
+
+def _tags(store: FileCounts, clauses: Sequence[Clause]) -> Optional[Notice]:
+    """The first of `clauses` (each only tags) whose tags no indexed file holds: with the store's own tag test
+    (constraints.QueryConstraints'), so a shared library answers by its passages as its searches do."""
+    for clause in clauses:
+        tags = [(t.text, term_pieces(Term(t.text))) for t in clause.terms]
+        if not store.files_count(all_of([INDEXED, store.tag_fragment(tags)])):
+            named = " or ".join(t.to_text() for t in clause.terms)
+            return Notice(FILTERED, f"no file is tagged {named}")
+    return None
 
 
 def _fields(f: SearchFilters) -> str:

@@ -24,7 +24,7 @@ def lib(tiny_library, tmp_path):
     (docs / "geo").mkdir(parents=True)
     (docs / "geo" / "volcano.txt").write_text("The volcano erupted with lava and ash over the village.\n")
     (docs / "bread.txt").write_text("A recipe for bread with a sourdough starter and rye flour.\n")
-    (docs / "notes.md").write_text("Notes on the volcano tour and the bread market.\n")
+    (docs / "notes.md").write_text("Notes on the volcano tour and the bread market. #travel\n")
     for name in ("geo/volcano.txt", "bread.txt", "notes.md"):  # every file of 2024-05-01 .. 2024-05-03
         when = 1714564800 + DAY * ("geo/volcano.txt", "bread.txt", "notes.md").index(name)
         os.utime(docs / name, (when, when))
@@ -71,6 +71,18 @@ def test_filters_that_each_match_but_not_together_say_so(lib):
     assert res.said(FILTERED) == f"no indexed file matches in:{docs / 'geo'} type:md at once (each alone does): remove one of them"
 
 
+def test_a_tag_no_file_holds_says_so(lib):
+    """On both engines: the shared library tests a tag by its passages too (pg_scope.tag_fragment)."""
+    library, _ = lib
+    for query in ("#nosuchtag", "#nosuchtag volcano", "#travel #nosuchtag", "#nosuchtag OR #nothertag"):
+        res = library.search(query, mode="lexical")
+        assert res.hits == [] and res.said(FILTERED) is not None, (query, res.notices)
+        assert res.said(FILTERED).startswith("no file is tagged #nosuchtag"), query
+    assert res.said(FILTERED) == "no file is tagged #nosuchtag or #nothertag"
+    res = library.search("#travel -volcano", mode="lexical")  # the tag is held: a miss among its files
+    assert res.hits == [] and res.said(*WHY_EMPTY) is None, res.notices
+
+
 @pytest.mark.parametrize("query", ["zeppelin", "zeppelin type:txt", "zeppelin after:2024-01-01", "type:txt -bread -volcano"])
 def test_a_miss_among_the_files_the_filters_allow_says_no_reason(lib, query):
     library, docs = lib
@@ -104,6 +116,8 @@ def test_the_command_line_says_why_on_the_no_results_line(lib, tmp_path, capsys)
                    "(files here: 2024-05-01 to 2024-05-03)\n")
     out, _ = run("zeppelin")
     assert out == "no results\n"
+    out, _ = run("#nosuchtag budget")
+    assert out == "no results: no file is tagged #nosuchtag\n"
     out, err = run("boiler type:banana", "--json")
     assert json.loads(out)["filter_notice"].startswith('no indexed file is of type "banana"')
     assert 'searchapp: note: no indexed file is of type "banana"' in err  # JSON's readers see it on stderr too
