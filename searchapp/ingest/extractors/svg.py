@@ -20,9 +20,12 @@ from .encoding import read_capped
 from .xmlstream import XmlStream
 from .ziputil import iterparse_xml, local_name
 
-__all__ = ["SUFFIXES", "extract_svg"]
+__all__ = ["SUFFIXES", "KIND", "extract_svg"]
 
 SUFFIXES = frozenset({".svg"})
+# Its Documents' kind: a drawing, an image. One without text (an icon) is told as an image OCR found no text in is
+# (library/sync/words_pass.py, library/report/not_indexed.py), not as a document whose reader missed its words.
+KIND = "svg"
 _SAID = frozenset({"title", "desc", "text", "flowRoot"})  # read whole, their children's text with them
 _PLAIN_DOCTYPE = re.compile(rb"<!DOCTYPE[^\[<>]*>", re.IGNORECASE)  # no internal subset: declares nothing
 _HEAD = 4096  # bytes where a document type line can be (after the XML declaration and comments)
@@ -46,4 +49,4 @@ def extract_svg(path: Path, max_bytes: int, data: Optional[bytes] = None, cancel
         if name == "title" and len(ancestors) == 1 and not title:  # the drawing's own, not a shape's tooltip
             title = said
         lines.append(said)
-    return Document("\n".join(lines), kind="svg", title=title)
+    return Document("\n".join(lines), kind=KIND, title=title)

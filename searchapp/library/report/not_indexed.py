@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...base.member_paths import split_member
+from ...ingest.extractors.svg import KIND as SVG
 from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...store import Store
 from ...store.ledger import QUIET_STATES, files_in_state, left_out_by_rule
@@ -57,6 +58,8 @@ def not_indexed_rows(store: Store, limit: int = MAX_LISTED, owner: Optional[str]
                 reason += f" ({unavailable})"
             if state == "no_text" and row.ocr == "done":  # read by OCR too: "no text found" alone read as unread
                 reason = "image: OCR found no text" if row.kind == "image" else "image only: OCR found no text"
+            elif state == "no_text" and row.kind == SVG:  # a drawing of shapes alone (an icon): an image, no words
+                reason = "image: a drawing without text"
             out.append((row.path, state, reason))
     return out
 

@@ -17,6 +17,7 @@ from ...base.hashing import EMPTY_SHA256, file_sha256, file_sha256_and_bytes
 from ...base.types import Document
 from ...base.progress import CancelToken, Progress, ProgressFn, report
 from ...ingest.extractors import extract, extractor_name, reader_version, takes_data
+from ...ingest.extractors.svg import KIND as SVG
 from ...base.stored_names import disk_path, stored_name
 from ...ingest.scan import CHECK_AGAIN, ScanResult, ScannedFile, scan
 from ...ingest.generated import left_out_by_scan
@@ -147,8 +148,8 @@ class _Sync:
         self.sha_read: Optional[str] = None  # the sha256 of the file read_file is reading, once it is known
 
     def problem(self, old: Optional[FileRow], path: str, status: str, reason: str, f: Optional[ScannedFile] = None,
-                real: Optional[str] = None, sha: Optional[str] = None) -> None:
-        _record_problem(self.store, self.root, old, path, status, reason, self.index, self.rep, f, real, sha)
+                real: Optional[str] = None, sha: Optional[str] = None, listed: bool = True) -> None:
+        _record_problem(self.store, self.root, old, path, status, reason, self.index, self.rep, f, real, sha, listed)
         if old is None:  # a new entry: a deleted one left out the same way with these bytes is it, moved
             self.moves.add_not_indexed(sha, status, reason, path)
 
@@ -187,9 +188,10 @@ class _Sync:
                 self.wait_for_ocr(old, path, sha, added=False)
                 return record_waiting(self.store, self.root, old, path, f, sha, kind, self.index, self.rep, date_ns)
             # A plain text of nothing but whitespace is empty, as a file of 0 bytes is (read_file); a document
-            # of another format without text ("no text found") may be a scan, or a reader's miss
+            # of another format without text ("no text found") may be a scan, or a reader's miss; a drawing without
+            # text (an SVG icon) is an image without words: not listed as a problem, as an OCR'd one is not (ocr/step.py)
             empty = kind == "text" and (doc is None or not doc.text.strip())
-            self.problem(old, path, "skipped", EMPTY if empty else "no text found", f, sha=sha)
+            self.problem(old, path, "skipped", EMPTY if empty else "no text found", f, sha=sha, listed=kind != SVG)
             return
         assert hashes is not None  # passages_of (here or in the worker) gives hashes with its spans
         if old is not None and old.sha256 == sha and old.status == "indexed" and self.same is not None:
@@ -414,9 +416,10 @@ def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members:
 
 def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: str, status: str, reason: str,
                     index: IndexWriter, rep: SyncReport, f: Optional[ScannedFile] = None,
-                    real: Optional[str] = None, sha: Optional[str] = None) -> None:
+                    real: Optional[str] = None, sha: Optional[str] = None, listed: bool = True) -> None:
     """Record a file skipped or failed, with the `sha` of the bytes that were read (a skipped file's: the next
-    sync that finds the same bytes keeps it as it is instead of extracting it again)."""
+    sync that finds the same bytes keeps it as it is instead of extracting it again). Not `listed`: counted, never
+    named among the sync's problems (an image without words)."""
     if status == "failed":
         rep.failed += 1
     else:
@@ -431,7 +434,7 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
     if not already:  # written below (an empty entry too: an indexed one emptied must lose its passages)
         if status == "excluded":
             rep.left_out.append((path, reason))
-        elif reason != EMPTY:  # an empty file is no problem to list: it has nothing to find
+        elif reason != EMPTY and listed:  # an empty file is no problem to list: it has nothing to find
             rep.problems.append((path, reason))
     elif old is not None and sha in (None, old.sha256) and (reader is None or (old.reader or 0) >= reader):
         if f is not None and f.ctime_ns != old.ctime_ns:  # else a file to check again would be, every sync

@@ -223,9 +223,18 @@ def test_the_not_indexed_list_says_states_in_words(tiny_library, tmp_path, monke
     text_image(["Lighthouse"]).save(docs / "scan.png")
     (docs / "blank.html").write_text("<html><body> </body></html>")
     (docs / "blank.txt").write_text("   \n")  # empty: left out quietly, not in the list
-    tiny_library.add_folder(docs)
-    states = {Path(p).name: s for p, s, _ in tiny_library.status().not_indexed}
-    assert states == {"scan.png": "waiting for OCR", "blank.html": "no text found"}
+    svg = '<svg xmlns="http://www.w3.org/2000/svg">{}<path d="M12 4l-1.41 1.41L16.17 11H4v2h12z"/></svg>'
+    (docs / "icon.svg").write_text(svg.format(""))  # shapes alone: an image without words, told as one
+    (docs / "logo.svg").write_text(svg.format("<text>Tide gauge</text>"))  # words: indexed as before
+    rep = tiny_library.add_folder(docs)
+    reasons = {Path(p).name: (s, r) for p, s, r in tiny_library.status().not_indexed}
+    assert {name: s for name, (s, _) in reasons.items()} == {
+        "scan.png": "waiting for OCR", "blank.html": "no text found", "icon.svg": "no text found"}
+    assert reasons["icon.svg"][1] == "image: a drawing without text"  # as an image OCR found no text in is
+    assert reasons["blank.html"][1] == "no text found"
+    # counted as skipped, as an OCR'd image without text is, and not named among the sync's problems
+    assert rep.skipped == 4 and [Path(p).name for p, _ in rep.problems] == ["blank.html"], rep.problems
+    assert [Path(h.path).name for h in tiny_library.search("tide gauge", mode="lexical").hits] == ["logo.svg"]
 
 
 def test_the_not_indexed_window_shows_the_whole_reason_and_opens_a_group(qtbot):
