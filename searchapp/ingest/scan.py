@@ -137,6 +137,18 @@ class _Walker:
         if counts is not None:
             counts[rule] = counts.get(rule, 0) + 1
 
+    def hidden_secret(self, entry: os.DirEntry[str]) -> bool:
+        """A hidden file named like a secret (`.env`, `.netrc`, `.pgpass`): not left out as hidden but met as any
+        file is, so consider_file lists it as a secret, never opened (decision 0177): counted among "hidden", it
+        was not said to be left out as a secret. A hidden folder (`.ssh`, a virtualenv named `.env`) or link
+        stays hidden."""
+        if secret_pattern(entry.name, self.config.secret_files) is None:
+            return False
+        try:
+            return entry.is_file(follow_symlinks=False)
+        except OSError:
+            return False  # gone since it was listed: count_left_out meets nothing either
+
     def tick(self) -> None:
         self.seen += 1
         if self.seen % PROGRESS_EVERY == 0:
@@ -210,7 +222,7 @@ class _Walker:
                 for entry in it:  # iteration itself can raise OSError (e.g. the folder vanished)
                     self.tick()
                     name = entry.name
-                    if name.startswith("."):
+                    if name.startswith(".") and not self.hidden_secret(entry):
                         self.count_left_out(entry, "hidden")
                         continue
                     path = os.path.join(directory, name)

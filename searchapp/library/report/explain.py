@@ -42,7 +42,10 @@ def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
     if path != root:
         parts = os.path.relpath(path, root).split(os.sep)
         hidden = [p for p in parts if p.startswith(".")]
-        if hidden:
+        # a hidden file named like a secret is met by the scan as any file (ingest/scan.py hidden_secret): said below
+        named_secret_file = hidden == parts[-1:] and os.path.isfile(on_disk) and not os.path.islink(on_disk) and (
+            secret_pattern(parts[-1], scan.secret_files) is not None)
+        if hidden and not named_secret_file:
             return "excluded", f"hidden: {hidden[0]!r} starts with a dot"
         folders = parts if os.path.isdir(on_disk) else parts[:-1]  # a folder named in skip_dirs is itself skipped
         skipped = [i for i, p in enumerate(folders) if p in scan.skip_dirs]

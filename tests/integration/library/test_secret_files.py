@@ -67,6 +67,11 @@ def test_an_id_rsa_in_a_dragged_folder_is_counted_as_left_out(tiny_library, tmp_
     (home / "backup" / "ssh").mkdir(parents=True)
     (home / "backup" / "ssh" / "id_rsa").write_text(PROSE * 3 + "\n" + KEY, encoding="utf-8")
     (home / "letter.txt").write_text(PROSE, encoding="utf-8")
+    # hidden: .env was counted "hidden", not as the secret it is; .bashrc is hidden, no secret; .ssh a hidden folder
+    (home / ".env").write_text("FERRY_TOKEN=harbour-0a1b2c\n", encoding="utf-8")
+    (home / ".bashrc").write_text("export FERRY=harbour\n", encoding="utf-8")
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_rsa").write_text(KEY, encoding="utf-8")
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         z.writestr("home/.ssh/id_ed25519", "The ferry and the harbour, kept in the archive.")  # its name alone
@@ -83,12 +88,18 @@ def test_an_id_rsa_in_a_dragged_folder_is_counted_as_left_out(tiny_library, tmp_
     lib.sync(embed=False)
     assert _hits(lib, "ferry harbour") == [str(home / "letter.txt")]
     st = lib.status()
-    assert st.left_out == {"secret": 2} and st.failed == []  # counted, not listed among the problems
+    assert st.left_out == {"secret": 3} and st.failed == []  # counted, not listed among the problems
+    assert (st.roots[0].left_out_by_rules, st.roots[0].folders_left_out) == ({"hidden": 1}, {"hidden": 1})
     e = lib.explain(str(home / "backup" / "ssh" / "id_rsa"))
     assert (e["state"], e["reason"]) == ("excluded", "secret: its name matches 'id_rsa' ([scan] secret_files)")
+    e = lib.explain(str(home / ".env"))  # never read: no passage, no hash; the rule that leaves it out, the same
+    named_env = "secret: its name matches '.env' ([scan] secret_files)"
+    assert (e["state"], e["reason"], e["rule"], e["passages"]) == ("excluded", named_env, named_env, 0)
+    assert lib.explain(str(home / ".bashrc"))["reason"] == "hidden: '.bashrc' starts with a dot"
+    assert [r.sha256 for _, r in lib.ledger() if r.path == str(home / ".env")] == [None]  # its bytes never read
     print_ledger(argparse.Namespace(json=False), lib, "excluded")
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "secret: 2 files" and len(out) == 3, out
+    assert out[0] == "secret: 3 files" and len(out) == 4, out
     assert any(line.endswith("id_ed25519: secret: its name matches 'id_ed25519' ([scan] secret_files)")
                for line in out), out
     # secret_files emptied: a file left out by its name alone is read again; a key's text is refused all the same
