@@ -8,7 +8,7 @@ from typing import Callable, Optional
 
 from .errors import Cancelled
 
-__all__ = ["Progress", "ProgressFn", "CancelToken", "report", "LOADING_NOTE"]
+__all__ = ["Progress", "ProgressFn", "CancelToken", "report", "step_text", "LOADING_NOTE"]
 
 # Said beside the embedding progress while the sync's first batch waits for the model to load (a newcomer's bar sat
 # at "0/48" for 5 s with no word of why): library/sync/meaning_rate.aside_note says it, the CLI's bar shows it.
@@ -35,6 +35,14 @@ class Progress:
 
 
 ProgressFn = Callable[[Progress], None]
+
+
+def step_text(p: Progress, short: bool = False) -> str:
+    """"Step 2 of 3", as the window's strip and the command line's bar both say it ("" where no step is known);
+    `short`: "[2/3]", for a terminal too narrow for the rest of the bar beside the long one."""
+    if not p.step:
+        return ""
+    return f"[{p.step}/{p.steps}]" if short else f"Step {p.step} of {p.steps}"
 
 
 class CancelToken:

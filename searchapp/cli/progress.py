@@ -1,5 +1,6 @@
 """Terminal progress: a bar over files while reading them, then over passages once embedding starts
-(embedding is where the time goes, so its rate gives an honest time left); the other stage is the postfix.
+(embedding is where the time goes, so its rate gives an honest time left); the other stage is the postfix. The
+bar's title begins with the sync's step as the window's strip says it ("Step 2 of 3 · indexing").
 One percentage per line: the bar's. The library-wide meaning percentage the sync reports beside it counted
 other passages (ones embedded before) and read as a second, different figure for the same bar."""
 
@@ -9,7 +10,7 @@ import sys
 import time
 from typing import Any, Callable, Optional
 
-from ..base.progress import LOADING_NOTE, Progress
+from ..base.progress import LOADING_NOTE, Progress, step_text
 from ..base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
 from ..base.terminal import printable
 
@@ -28,6 +29,7 @@ REDRAW_S = 0.1
 MIN_BAR = 12  # columns the bar itself keeps: at 120 columns a long postfix had left it one wide, and cut
 _FOLDER_CHARS = 16  # of a folder's name in a bar's title, at most
 _FIXED = 26  # the rest of _FORMAT's line: ": 100%|", "| ", "/", " [", the elapsed time, ", " and "]"
+_KEEP = len("about 59 min left")  # the postfix room the sync's step leaves the time left, where it can
 
 
 UNSIZED = (80, 24)  # the bar's terminal size where the terminal reports none
@@ -76,16 +78,31 @@ def _wordings(note: str) -> list[str]:
     return [note]
 
 
-def _bar_title(key: str, folder: str) -> str:
-    """The bar's title: the stage, and the folder it is about where one sync reads several (its name kept short:
-    the words after it need the room)."""
+def _bar_title(key: str, folder: str, chars: int = _FOLDER_CHARS) -> str:
+    """The bar's title: the stage, and the folder it is about where one sync reads several (its name kept to
+    `chars`: the words after it need the room)."""
     title = _TITLES.get(key, key)
     if not folder:
         return title
     name, nth = folder.rsplit(", ", 1) if ", " in folder else (folder, "")
-    if len(name) > _FOLDER_CHARS:
-        name = name[: _FOLDER_CHARS - 1] + "…"
+    if len(name) > chars:
+        name = name[: chars - 1] + "…"
     return f"{title} {name} ({nth})" if nth else f"{title} {name}"
+
+
+def _with_step(key: str, p: Progress, room: int) -> str:
+    """The bar's title (_bar_title's) after the sync's step, in the window's words ("Step 2 of 3 · indexing"), where
+    that leaves the time left its room (`room`: the columns for the title and the postfix); else the step in short
+    ("[2/3] indexing": an 80-column terminal), the folder's name cut shorter where it must; the title alone where
+    not even that fits."""
+    title = _bar_title(key, p.folder)
+    if not p.step:
+        return title
+    wordings = [f"{step_text(p)} · {title}", f"{step_text(p, short=True)} {title}"]
+    fitting = [w for w in wordings if len(w) + _KEEP <= room] + [w for w in wordings[1:] if len(w) <= room]
+    for chars in range(_FOLDER_CHARS - 1, 3, -1) if p.folder else ():  # the step before the name's last letters
+        fitting.append(f"{step_text(p, short=True)} {_bar_title(key, p.folder, chars)}")
+    return next((w for w in fitting if len(w) <= room), title)
 
 
 class TerminalProgress:
@@ -95,6 +112,7 @@ class TerminalProgress:
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self._bar: Any = None  # a tqdm bar (tqdm has no type information)
         self._stage = ""
+        self._title = ""  # the bar's title without the step (_bar_title's)
         # The rate and time left are base/rate.py's, as in the window and `status` (not tqdm's own smoothing).
         self._rate = RateEstimator()
         self._clock = clock
@@ -132,15 +150,16 @@ class TerminalProgress:
         from tqdm import tqdm
 
         title = _bar_title(key, p.folder)
-        if self._stage != key or self._bar.desc != title:  # another stage, or the next folder's scanning
+        if self._stage != key or self._title != title:  # another stage, or the next folder's scanning
             from . import warning_lines
 
             self.close()
             warning_lines.install()  # while the bar is drawn, a warning is a line of its own, not glued onto it
-            self._stage = key
+            self._stage, self._title = key, title
             fixed = _unsized()
             cols, rows = fixed or (None, None)
-            self._bar = tqdm(total=p.total, desc=title, unit=_UNITS.get(key, ""),
+            desc = _with_step(key, p, (cols or _columns()) - 2 * len(str(p.total or p.done)) - _FIXED - MIN_BAR)
+            self._bar = tqdm(total=p.total, desc=desc, unit=_UNITS.get(key, ""),
                              file=sys.stderr, dynamic_ncols=fixed is None, ncols=cols, nrows=rows, leave=False,
                              bar_format=_FORMAT)
         redraw = False
@@ -166,8 +185,11 @@ class TerminalProgress:
                         if part.startswith("slowed for") or part == LOADING_NOTE]
             postfix.append(["searchable by words meanwhile", "searchable by words"])
         width = self._bar.ncols if not self._bar.dynamic_ncols else _columns()  # fixed where the terminal says none
-        room = width - len(self._bar.desc) - 2 * len(str(p.total or p.done)) - _FIXED - MIN_BAR
-        self._bar.set_postfix_str(_fit(postfix, room), refresh=False)
+        room = width - 2 * len(str(p.total or p.done)) - _FIXED - MIN_BAR  # for the title and the postfix
+        desc = _with_step(self._stage, p, room)  # the step as the window says it, shorter on a narrow terminal
+        if desc != self._bar.desc:
+            self._bar.set_description_str(desc, refresh=False)
+        self._bar.set_postfix_str(_fit(postfix, room - len(desc)), refresh=False)
         self._bar.refresh()
 
     def _due(self, now_anyway: bool) -> bool:
@@ -186,5 +208,5 @@ class TerminalProgress:
             self._bar.close()
             self._bar = None
             warning_lines.uninstall()  # no bar: the last resort's line is a line of its own
-        self._stage = ""
+        self._stage = self._title = ""
         self._rate.reset()

@@ -10,7 +10,7 @@ from typing import Optional
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QWidget
 
-from ..base.progress import Progress
+from ..base.progress import Progress, step_text
 from ..base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
 from .elided_label import ElidedLabel
 from .plain import tooltip
@@ -77,7 +77,7 @@ def counts_text(p: Progress) -> str:
         counts = f"{verb} {p.done:,} of {p.total:,}" + (f" {unit}" if unit else "")
     else:
         counts = f"{verb} {p.done:,}" + (f" {unit}" if unit else "") if p.done else verb
-    return " · ".join(part for part in (f"Step {p.step} of {p.steps}" if p.step else "", counts) if part)
+    return " · ".join(part for part in (step_text(p), counts) if part)
 
 
 class StripLabel(ElidedLabel):

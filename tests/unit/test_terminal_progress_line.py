@@ -208,6 +208,28 @@ def test_several_folders_scanned_in_one_sync_each_have_a_bar_naming_it(monkeypat
     bar.close()
 
 
+def test_the_bar_says_the_syncs_step_as_the_window_does_in_one_line(monkeypatch):
+    """The window's strip said "Step 2 of 3 · Reading …" and the command line's bar no step at all: the bar's title
+    begins with it, in the same words (base/progress.py step_text), "[3/3]" where 80 columns need the room for the
+    time left, and the line stays one line."""
+    bar, err, now = _terminal(monkeypatch, 160)
+    bar(Progress("extracting", 120, 3000, "a.txt", step=2, steps=3))
+    bar.close()
+    assert _last_line(err).startswith("Step 2 of 3 · indexing: "), _last_line(err)
+    bar, err, now = _terminal(monkeypatch, 80)
+    for i in range(6):
+        now[0] = 4.0 * i
+        bar(Progress("embedding", 54 * i, 24_094, meaning_message(54 * i, 24_094), step=3, steps=3))
+    line = _last_line(err)
+    bar.close()
+    assert line.startswith("[3/3] embedding: ") and "about 29 min left" in line and len(line) <= 80, line
+    bar, err, now = _terminal(monkeypatch, 80)
+    bar(Progress("extracting", 1, 317, "a.txt", folder="A folder with a very long name, 2 of 2", step=2, steps=3))
+    line = _last_line(err)
+    bar.close()
+    assert line.startswith("[2/3] indexing A folder wi… (2 of 2): ") and len(line) <= 80, line  # the step first
+
+
 def test_the_sync_names_each_folder_on_its_reports_only_where_it_reads_several():
     from searchapp.library.sync.words_pass import naming_folder
 
