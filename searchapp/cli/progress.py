@@ -1,6 +1,6 @@
 """Terminal progress: a bar over files while reading them, then over passages once embedding starts
 (embedding is where the time goes, so its rate gives an honest time left); the other stage is the postfix. The
-bar's title begins with the sync's step as the window's strip says it ("Step 2 of 3 · indexing").
+bar's title begins with the sync's step as the window's strip says it ("Step 2 of 3 · reading files").
 One percentage per line: the bar's. The library-wide meaning percentage the sync reports beside it counted
 other passages (ones embedded before) and read as a second, different figure for the same bar."""
 
@@ -20,7 +20,7 @@ _UNITS = {"scanning": " files", "files": " files", "rebuilding index": " vectors
           "ocr": " files", "rereading": " files"}
 # tqdm's own rate and time left left out: the measured ones (base/rate.py) are the postfix.
 _FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
-_TITLES = {"files": "indexing", "passages": "embedding", "ocr": "OCR (scans, images)",
+_TITLES = {"files": "reading files", "passages": "embedding", "ocr": "OCR (scans, images)",
            "rereading": "reading scanned PDFs again (newer reader)"}
 # Seconds between two redraws of one bar: a words pass reports every file (10,000 small files in a few
 # seconds), and drawing each one cost ~0.1 ms of CPU a file plus the terminal's own work, for changes no eye
@@ -91,9 +91,9 @@ def _bar_title(key: str, folder: str, chars: int = _FOLDER_CHARS) -> str:
 
 
 def _with_step(key: str, p: Progress, room: int) -> str:
-    """The bar's title (_bar_title's) after the sync's step, in the window's words ("Step 2 of 3 · indexing"), where
+    """The bar's title (_bar_title's) after the sync's step, in the window's words ("Step 2 of 3 · reading files"), where
     that leaves the time left its room (`room`: the columns for the title and the postfix); else the step in short
-    ("[2/3] indexing": an 80-column terminal), the folder's name cut shorter where it must; the title alone where
+    ("[2/3] reading files": an 80-column terminal), the folder's name cut shorter where it must; the title alone where
     not even that fits."""
     title = _bar_title(key, p.folder)
     if not p.step:

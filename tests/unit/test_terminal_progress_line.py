@@ -54,7 +54,7 @@ def test_a_bar_over_many_quick_files_is_drawn_a_few_times_a_second_and_ends_at_t
         now[0] = i / 1000
         bar(Progress("extracting", i, 1000, f"f{i}.txt"))
         assert bar._bar.n == i  # always current, drawn or not
-    drawn = [line for line in err.getvalue().replace("\r", "\n").splitlines() if line.startswith("indexing")]
+    drawn = [line for line in err.getvalue().replace("\r", "\n").splitlines() if line.startswith("reading files")]
     assert 5 <= len(drawn) <= 15, len(drawn)
     assert "1000/1000" in drawn[-1], drawn[-1]
     bar.close()
@@ -202,7 +202,7 @@ def test_several_folders_scanned_in_one_sync_each_have_a_bar_naming_it(monkeypat
             bar(p)
     lines = err.getvalue().replace("\r", "\n").splitlines()
     assert any(x.startswith("scanning Pictures (1 of 2):") for x in lines), lines
-    assert any(x.startswith("indexing Pictures (1 of 2):") for x in lines), lines
+    assert any(x.startswith("reading files Pictures (1 of 2):") for x in lines), lines
     assert any(x.startswith("scanning A folder with a… (2 of 2):") for x in lines), lines
     assert all(len(x) <= 80 for x in lines), lines
     bar.close()
@@ -215,7 +215,7 @@ def test_the_bar_says_the_syncs_step_as_the_window_does_in_one_line(monkeypatch)
     bar, err, now = _terminal(monkeypatch, 160)
     bar(Progress("extracting", 120, 3000, "a.txt", step=2, steps=3))
     bar.close()
-    assert _last_line(err).startswith("Step 2 of 3 · indexing: "), _last_line(err)
+    assert _last_line(err).startswith("Step 2 of 3 · reading files: "), _last_line(err)
     bar, err, now = _terminal(monkeypatch, 80)
     for i in range(6):
         now[0] = 4.0 * i
@@ -227,7 +227,7 @@ def test_the_bar_says_the_syncs_step_as_the_window_does_in_one_line(monkeypatch)
     bar(Progress("extracting", 1, 317, "a.txt", folder="A folder with a very long name, 2 of 2", step=2, steps=3))
     line = _last_line(err)
     bar.close()
-    assert line.startswith("[2/3] indexing A folder wi… (2 of 2): ") and len(line) <= 80, line  # the step first
+    assert line.startswith("[2/3] reading files A fold… (2 of 2): ") and len(line) <= 80, line  # the step first
 
 
 def test_the_sync_names_each_folder_on_its_reports_only_where_it_reads_several():
