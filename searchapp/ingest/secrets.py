@@ -5,21 +5,25 @@ Two rules, each said with its reason "secret: …" (the entry's state is `exclud
 - by name: `[scan] secret_files`, glob patterns matched against a file's (or an archive member's) name, whatever
   its case (`Server.PEM` is a .pem); the scan leaves such a file out without opening it;
 - by content: a document whose text holds a private key (a PEM, OpenSSH or PGP private key block with its body,
-  also one written inside a JSON string, as a cloud service account's key file is) or whose first line is the
-  header of a list of passwords (a password manager's CSV export) is refused whole, whatever its name: `extract`
-  raises SecretFileError, so neither a sync nor a preview ever holds its text.
+  also one written inside a JSON string, as a cloud service account's key file is), an access token of a
+  well-known shape (GitHub, AWS, Slack, GitLab, Google, Stripe, OpenAI, Anthropic: decision 0184) or whose first
+  line is the header of a list of passwords (a password manager's CSV export) is refused whole, whatever its name:
+  `extract` raises SecretFileError, so neither a sync nor a preview ever holds its text.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import math
 import re
+from collections import Counter
 from functools import lru_cache
 from typing import Optional, Sequence
 
 from ..base.errors import SecretFileError
 
-__all__ = ["SECRET", "secret_pattern", "named_secret", "left_out_by_name", "secret_content", "refuse_secret_text"]
+__all__ = ["SECRET", "secret_pattern", "named_secret", "left_out_by_name", "access_token", "TOKEN_MARKS",
+           "secret_content", "refuse_secret_text"]
 
 SECRET = "secret"  # the rule's word: every reason it gives begins "secret: " (status counts excluded files by it)
 
@@ -37,6 +41,47 @@ _HEADERS_LOOKED_AT = 100  # a hostile text of a million headers costs this many 
 _PASSWORD_COLUMNS = frozenset({"password", "login_password", "passwd"})
 _WHOSE_COLUMNS = frozenset({"username", "login_username", "user", "login", "email", "url", "login_uri", "website"})
 _FIRST_LINE = 2000  # characters of the first line read for a header
+
+# Access tokens whose vendor gave them a shape of their own (decision 0184): a fixed prefix, a fixed alphabet and
+# length, so a match is a token and not a word. The shapes are gitleaks' rules (github.com/gitleaks/gitleaks,
+# cmd/generate/config/rules/), narrowed where gitleaks itself calls a rule loose (Slack's workspace tokens) and
+# where a person's prose could match (AWS: a 20-letter capitals word beginning ASIA, see access_token). One
+# expression, one pass over the text, each vendor a named group (the reason's word). Its speed is its form: every
+# branch begins with one of three characters rare in prose (the "_" or "-" after a prefix, the "A" of AKIA and
+# AIza), so the engine skips from one to the next at the speed of a character search, and the prefix is asserted
+# behind it; written prefix first, the engine tries every branch at every "s" and "g" (1-2 s for 10 MB, not 45-70 ms).
+# A token stands alone: no word character before it (`my_ghp_…`), none it could go on with after it.
+_W = "[0-9A-Za-z_]"  # a word character
+_TOKENS = re.compile(rf"""(?:
+    _(?: (?P<GitHub>(?<=(?<!{_W})gh[pousr]_)[0-9A-Za-z]{{36}}   # classic, OAuth, user, server, refresh
+                  | (?<=(?<!{_W})github_)pat_[0-9A-Za-z]{{22}}_[0-9A-Za-z]{{59}})  # fine-grained
+       | (?P<Stripe>(?<=(?<!{_W})[sr]k_)live_[0-9A-Za-z]{{24,247}}) )  # live keys: test keys fill Stripe's docs
+  | -(?: (?P<Slack>(?<=(?<!{_W})xox[bpe]-)(?:[0-9]{{8,14}}-){{1,3}}[0-9A-Za-z]{{18,64}}  # bot, user
+                 | (?<=(?<!{_W})xox[ar]-)[0-9]-(?:[0-9]{{6,14}}-){{1,3}}[0-9A-Za-z]{{10,64}}  # workspace
+                 | (?<=(?<!{_W})xox[os]-)(?:[0-9]{{6,14}}-){{3}}[0-9a-fA-F]{{10,64}})  # legacy
+       | (?P<GitLab>(?<=(?<!{_W})glpat-)(?:[0-9A-Za-z_-]{{27,300}}\.[0-9a-z]{{9}}|[0-9A-Za-z_-]{{20}}))
+       | (?P<OpenAI>(?<=(?<!{_W})sk-)(?:proj|svcacct|admin)-(?:[0-9A-Za-z_-]{{74}}|[0-9A-Za-z_-]{{58}})
+                                     T3BlbkFJ(?:[0-9A-Za-z_-]{{74}}|[0-9A-Za-z_-]{{58}})
+                  | (?<=(?<!{_W})sk-)[0-9A-Za-z]{{20}}T3BlbkFJ[0-9A-Za-z]{{20}})  # T3BlbkFJ: "OpenAI", base64
+       | (?P<Anthropic>(?<=(?<!{_W})sk-)ant-(?:api03|admin01)-[0-9A-Za-z_-]{{93}}AA) )
+  | A(?<!{_W}A)(?: (?P<AWS>(?:KIA|SIA|BIA|CCA)[A-Z2-7]{{16}})  # an access key id: base32 after its kind
+                 | (?P<Google>Iza[0-9A-Za-z_-]{{35}}) )
+    )(?![0-9A-Za-z_-])""", re.VERBOSE)
+# A text every token above holds (its prefix, or part of it; OpenAI's "T3BlbkFJ"), as a library's stored passages
+# are asked for them (SQL LIKE, decision 0184's once-per-library re-check: each mark one more scan of every
+# passage, so Slack's seven kinds are "xox" and Stripe's two "k_live_"); none so short that words hold it.
+TOKEN_MARKS = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AKIA", "ASIA", "ABIA", "ACCA", "xox",
+               "glpat-", "AIza", "k_live_", "T3BlbkFJ", "sk-ant-")
+# Shannon entropy (bits a character) a match must reach, gitleaks' per rule: a placeholder written in the shape
+# (ghp_ and 36 x's, AKIAXXXXXXXXXXXXXXXX) has almost none; a vendor's random token has 4 or more.
+_ENTROPY = {"GitHub": 3.0, "AWS": 3.0, "Slack": 2.0, "GitLab": 3.0, "Google": 4.0, "Stripe": 2.0, "OpenAI": 3.0,
+            "Anthropic": 3.0}
+# What a person writes in a token's shape to show one (AWS's AKIAIOSFODNN7EXAMPLE, "ghp_YourTokenHere…",
+# "…abcdefghijklmnop…" as Firebase's examples are): a vendor's random token holds none of it but by a chance
+# of one in 10,000 or less (a run of six same or consecutive characters, the letters of a word).
+_PLACEHOLDER = re.compile(r"example|sample|dummy|placeholder|redacted|your|(.)\1{5}", re.IGNORECASE)
+_RUNS = ("0123456789", "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_TOKENS_LOOKED_AT = 1000  # shapes looked at, at most: a text of a million placeholders costs this many looks
 
 
 @lru_cache(maxsize=8)
@@ -94,11 +139,39 @@ def _password_list(text: str) -> bool:
     return bool(columns & _PASSWORD_COLUMNS) and bool(columns & _WHOSE_COLUMNS)
 
 
+def _entropy(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def _looks_written(token: str) -> bool:
+    """Whether a string in a token's shape is a person's placeholder, not a vendor's random token."""
+    return _PLACEHOLDER.search(token) is not None or any(run[i:i + 6] in token for run in _RUNS
+                                                         for i in range(len(run) - 5))
+
+
+def access_token(text: str) -> Optional[str]:
+    """The vendor of the first access token in `text` (GitHub, AWS, …), or None: a whole word in the vendor's
+    shape, random enough, and not a placeholder (decision 0184)."""
+    for n, m in enumerate(_TOKENS.finditer(text)):
+        if n >= _TOKENS_LOOKED_AT:
+            break
+        vendor, token = m.lastgroup or "", m.group(0)  # the token from its "_", "-" or "A" on
+        if vendor == "AWS" and not any(c in "234567" for c in token[4:]):
+            continue  # capitals alone: a word (ASIAMINORANTIQUITIES); 1 key in 28 has no digit, and is missed
+        if _entropy(token) >= _ENTROPY[vendor] and not _looks_written(token):
+            return vendor
+    return None
+
+
 def secret_content(text: str) -> Optional[str]:
     """Why a document with this text is a secret ("secret: …"), or None."""
     key = _private_key(text)
     if key is not None:
         return f"{SECRET}: holds a private key ({key})"
+    vendor = access_token(text)
+    if vendor is not None:
+        return f"{SECRET}: holds an access token ({vendor})"
     if _password_list(text):
         return f"{SECRET}: a list of passwords (its first line names a password column)"
     return None

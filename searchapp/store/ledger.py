@@ -11,7 +11,7 @@ name or its text: decision 0177). A file left out by `[scan] exclude`, `skip_dir
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from ..base.entry_dates import storable_ns
 from ..base.member_paths import member_order
@@ -20,6 +20,7 @@ from .rows import FileRow
 
 __all__ = ["STATES", "NOT_INDEXED", "QUIET_STATES", "EMPTY", "state_counts", "files_in_state", "problem_files_in_state",
            "excluded_by_rule", "left_out_by_rule", "left_out_since", "read_before_versions", "read_again_where_text_holds",
+           "read_again_where_passages_hold",
            "set_entry_date", "set_ocr_state",
            "entry_text", "entry_vectors", "pending_ocr_files", "ocr_done_before", "ocr_done_paths", "ocr_done_pages", "files_by_id"]
 
@@ -147,6 +148,29 @@ def read_again_where_text_holds(store: Store, words: str, first_words: str) -> N
     store.db.execute(
         "UPDATE files SET reader = 0 WHERE status = 'indexed' AND id IN (SELECT file_id FROM chunks WHERE "
         "text LIKE ? OR (ordinal = 0 AND lower(text) LIKE ?))", (f"%{words}%", f"%{first_words.lower()}%"))
+
+
+def _like_escaped(text: str) -> str:
+    """`text` as a LIKE pattern's literal part: its `%`, `_` and `\\` are not wildcards (ESCAPE '\\', on both engines)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def read_again_where_passages_hold(store: Store, marks: Sequence[str], holds: Callable[[str], bool]) -> int:
+    """Have the next sync read again (as read_again_where_text_holds) the indexed entries with a stored passage
+    holding one of `marks` (LIKE, each a parameter: case aside where the engine's LIKE ignores it) for which
+    `holds(passage)` is true: the query finds the few candidates, `holds` says which are (decision 0184's tokens:
+    a passage about Asia holds "ASIA" for SQLite's LIKE, and no AWS key). The number of entries marked."""
+    if not marks:
+        return 0
+    where = " OR ".join("c.text LIKE ? ESCAPE '\\'" for _ in marks)
+    sql = ("SELECT c.file_id, c.text FROM chunks c JOIN files f ON f.id = c.file_id "  # noqa: S608 (constants and ? only)
+           f"WHERE f.status = 'indexed' AND ({where})")
+    ids = sorted({int(fid) for fid, text in store.conn.execute(sql, [f"%{_like_escaped(m)}%" for m in marks])
+                  if holds(text)})
+    for i in range(0, len(ids), 500):  # SQLite caps the parameters of one statement
+        part = ids[i:i + 500]
+        store.db.execute(f"UPDATE files SET reader = 0 WHERE id IN ({','.join('?' * len(part))})", part)  # noqa: S608 (? only)
+    return len(ids)
 
 
 def set_entry_date(store: Store, file_id: int, date_ns: Optional[int]) -> None:

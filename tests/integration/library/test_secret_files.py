@@ -14,7 +14,7 @@ from searchapp.base.errors import SecretFileError
 from searchapp.cli.commands.status import print_ledger
 from searchapp.ingest.extractors import registry
 from searchapp.library.search.preview import file_text
-from searchapp.library.sync.secret_entries import SECRETS_META
+from searchapp.library.sync.secret_entries import SECRETS_META, recheck_secrets
 
 KEY = ("-----BEGIN OPENSSH PRIVATE KEY-----\n"
        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
@@ -55,6 +55,40 @@ def test_a_key_pasted_into_notes_is_never_searchable_nor_previewed(tiny_library,
     with pytest.raises(SecretFileError):  # the preview reads it again from disk: refused there too
         file_text(notes, lib.config)
     assert lib.sync(embed=False).left_out == []  # said once; the next sync does not read it again
+
+
+@pytest.mark.engines("sqlite", "postgresql")
+def test_a_token_pasted_into_notes_goes_at_the_next_sync_and_asia_stays(tiny_library, tmp_path, monkeypatch):
+    """A GitHub token pasted into notes was indexed, its snippet showing it to a search for "github token"
+    (decision 0184). A library read under decision 0177's rule has it marked by its stored passage, once, and the
+    sync refuses the file; a passage about Asia, which SQLite's LIKE finds for "ASIA", is not read again. On both
+    engines: the marks are LIKE patterns, escaped (ESCAPE), on each."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    notes = docs / "notes.txt"
+    token = "gh" + "p_" + "R7mQ2xVb9KzL4pWn8TcY3dHf6JsGa1Ue5NoX"  # built from its parts: no file here holds one
+    notes.write_text(f"The lighthouse keeper's github token for the tide gauge: {token}\n", encoding="utf-8")
+    asia = docs / "asia.txt"
+    asia.write_text("The ferry crossing to ASIA leaves at noon; the heron survey goes on in Asia.", encoding="utf-8")
+    lib = tiny_library
+    monkeypatch.setattr(registry, "refuse_secret_text", lambda text: None)  # as a version before 0184 read it
+    lib.add_folder(docs, embed=False)
+    assert _hits(lib, "lighthouse keeper") == [str(notes)]
+    with lib.store.atomic():
+        lib.store.set_meta(SECRETS_META, "1")  # read under decision 0177's rule: keys, not tokens
+    monkeypatch.undo()
+
+    recheck_secrets(lib.store)
+    readers = dict(lib.store.conn.execute("SELECT path, reader FROM files"))
+    assert readers[str(notes)] == 0 and readers[str(asia)] != 0, readers
+    rep = lib.sync(embed=False)
+    assert [p for p, _ in rep.left_out] == [str(notes)] and rep.problems == []
+    assert _hits(lib, "lighthouse keeper") == [] and _hits(lib, "github token") == []
+    assert _hits(lib, "heron survey") == [str(asia)]
+    e = lib.explain(str(notes))
+    assert (e["state"], e["reason"], e["passages"]) == ("excluded", "secret: holds an access token (GitHub)", 0)
+    with pytest.raises(SecretFileError, match="access token"):  # nor shown by the preview
+        file_text(notes, lib.config)
 
 
 @pytest.mark.engines("sqlite")

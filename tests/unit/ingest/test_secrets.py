@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import random
+import string
+
 import pytest
 
 from searchapp.base.config import Config
 from searchapp.base.config.schema import DEFAULT_SECRET_FILES
 from searchapp.base.errors import ConfigError
-from searchapp.ingest.secrets import secret_content, secret_pattern
+from searchapp.ingest.secrets import TOKEN_MARKS, access_token, secret_content, secret_pattern
 
 BODY = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi6Z1ArEGk7Y8R5oQ9bYwC5sdfQ"  # one line of a key's base64
 
@@ -36,6 +39,49 @@ def test_a_secrets_name_is_matched_whatever_its_case_and_the_one_pattern_named(n
 ])
 def test_a_text_holding_a_private_key_is_a_secret_a_text_about_one_is_not(text, holds):
     assert secret_content(text) == (None if holds is None else f"secret: holds a private key ({holds})")
+
+
+_PICK = random.Random(184)
+
+
+def _random(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    """A vendor's random part (each token is built here from its parts: this file holds none whole)."""
+    return "".join(_PICK.choice(alphabet) for _ in range(n))
+
+
+@pytest.mark.parametrize("token, vendor", [
+    ("gh" + "p_" + _random(36), "GitHub"),
+    ("gh" + "s_" + _random(36), "GitHub"),
+    ("github" + "_pat_" + _random(22) + "_" + _random(59), "GitHub"),
+    ("AK" + "IAQ3EGT5YB7NRDZXWL", "AWS"),
+    ("xo" + "xb-781236542736-2364535789652-" + _random(24), "Slack"),
+    ("xo" + "xp-41684372915-1320496754-45609968301-" + _random(32, "0123456789abcdef"), "Slack"),
+    ("gl" + "pat-" + _random(20), "GitLab"),
+    ("AI" + "za" + _random(35, string.ascii_letters + string.digits + "_-"), "Google"),
+    ("sk" + "_live_" + _random(24), "Stripe"),
+    ("sk" + "-proj-" + _random(74) + "T3Blbk" + "FJ" + _random(74), "OpenAI"),
+    ("sk" + "-ant-api03-" + _random(93) + "AA", "Anthropic"),
+    # what is not one: AWS's documented example, placeholders, a shape cut short or run on, inside a longer word,
+    # a word in capitals, a test key
+    ("AKIAIOSFODNN7EXAMPLE", None),
+    ("gh" + "p_" + "x" * 36, None),
+    ("gh" + "p_1234567890abcdefghijklmnopqrstuvwxyz", None),
+    ("gh" + "p_YourPersonalAccessTokenGoesHere00000", None),
+    ("gh" + "p_...", None),
+    ("gh" + "p_" + _random(35), None),
+    ("gh" + "p_" + _random(37), None),
+    ("my_gh" + "p_" + _random(36), None),
+    ("ASIAMINORANTIQUITIES", None),
+    ("AKIA" + "*" * 16, None),
+    ("gl" + "pat-XXXXXXXXXXX-XXXXXXXX", None),
+    ("sk" + "_test_" + _random(24), None),
+    ("xoxo-and-hugs", None),
+])
+def test_a_text_holding_an_access_token_is_a_secret_a_text_showing_one_is_not(token, vendor):
+    text = f"Deploy notes.\nexport TOKEN={token}\nThen run the release script.\n"
+    assert access_token(text) == vendor
+    assert secret_content(text) == (None if vendor is None else f"secret: holds an access token ({vendor})")
+    assert vendor is None or any(mark in token for mark in TOKEN_MARKS)  # a library written before finds it
 
 
 @pytest.mark.parametrize("first_line, secret", [
