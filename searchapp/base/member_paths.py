@@ -20,10 +20,11 @@ from typing import Any, Iterable, Optional
 from .stored_names import disk_bytes, disk_path, guessed_name, stored_name
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "split_member", "on_disk", "member_order", "member_key", "display_path", "display_name", "display_folder",
-           "container_of", "member_fields", "path_bytes", "shown_member", "key_of"]
+           "container_of", "member_fields", "path_bytes", "shown_member", "key_of", "name_words"]
 
 MEMBER_SEP = os.sep * 2
 DISPLAY_SEP = " › "
+_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def split_member(path: str) -> tuple[str, Optional[str]]:
@@ -79,6 +80,13 @@ def display_name(path: str) -> str:
     container, member = split_member(path)
     name = os.path.basename(guessed_name(container))
     return name if member is None else name + DISPLAY_SEP + shown_member(member)
+
+
+def name_words(path: str) -> list[str]:
+    """The lower-case words of a file's own name (a member's: its last part), `_` a space: what a search means by
+    a name holding a word "as a whole word" (library/search: named.py, listings.py). `tax` is no word of
+    `syntax.md`, nor `quote` of `quoted.mbox`: a name is matched as typed, never by a stem or a prefix."""
+    return [w.lower() for w in _WORD.findall(os.path.basename(split_member(path)[1] or path).replace("_", " "))]
 
 
 def key_of(path: str) -> str:

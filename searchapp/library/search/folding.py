@@ -92,10 +92,10 @@ def fold_candidates(store: Store, query: str, passage_order: Sequence[int], file
     copies = fold_copies(store, [file_of[c] for c in passage_order], path_of)
     out.sha_of = copies.sha_of
     out.dropped = {c for c in passage_order if copies.row_of.get(file_of[c], file_of[c]) != file_of[c]}
+    # A container's listing where a member of it answers the query (listings.py): a member folded away above as a
+    # copy of another file counts, its content has that copy's row.
+    out.dropped |= answered_listings(query, passage_order, file_of, texts, path_of)
     left = [c for c in passage_order if c not in out.dropped]
-    # A container's listing where a member of it answers the query (listings.py).
-    out.dropped |= answered_listings(query, left, file_of, texts, path_of)
-    left = [c for c in left if c not in out.dropped]
     common = find_common(query, {c: texts[c] for c in left}, {c: file_of[c] for c in left},
                          count_files=store.files_with_phrase)
     if not common.key_of:

@@ -13,12 +13,11 @@ files ("notes") says little of which file is meant. On both engines: the names a
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from typing import Optional
 
-from ...base.member_paths import display_path, split_member
+from ...base.member_paths import display_path, name_words
 from ...base.types import Hit
 from ..query.filters import SearchFilters
 from ...store import Store
@@ -137,9 +136,8 @@ def _why(status: str, reason: Optional[str]) -> str:
 
 def _names_whole(words: list[str], path: str) -> bool:
     """Whether the name of `path` holds `words` in their order, each a whole word of it (any case)."""
-    name = [w.lower() for w in _WORD.findall(os.path.basename(split_member(path)[1] or path).replace("_", " "))]
     i = 0
-    for w in name:
+    for w in name_words(path):
         if i < len(words) and w == words[i].lower():
             i += 1
     return i == len(words)

@@ -3,6 +3,11 @@ count its listing says (ingest/extractors/members.py listing)."""
 
 from __future__ import annotations
 
+import io
+import zipfile
+
+import pytest
+
 from searchapp.base.member_paths import MEMBER_SEP, split_member
 from searchapp.library import Library
 from searchapp.ingest.extractors.members import listing
@@ -57,6 +62,14 @@ def test_a_listing_stays_where_no_member_holds_its_words():
     assert answered_listings("beach", [1], file_of, texts, path_of) == set()  # no member a candidate
     assert answered_listings("harbour", [1, 2], file_of, texts, path_of) == {1}  # found by meaning alone
     assert answered_listings("photos", [1, 2, 3], file_of, texts, path_of) == set()  # its own name, a.txt holds too
+    # A name counts as typed: `quoted.mbox` is no search for "quote" (a newcomer's was fourth for "Müller heat pump
+    # quote", matched by "quoted" alone), and its message, holding "quoted", answers it.
+    mbox = "/p/quoted.mbox"
+    path_of |= {40: mbox, 50: mbox + MEMBER_SEP + "1: (no subject)"}
+    texts |= {4: "quoted.mbox: 1 message\n1: (no subject)", 5: "Test content\n> quoted stuff"}
+    file_of |= {4: 40, 5: 50}
+    assert answered_listings("heat pump quote", [4, 5], file_of, texts, path_of) == {4}
+    assert answered_listings("quoted", [4, 5], file_of, texts, path_of) == set()  # its own name, as typed
 
 
 def test_a_listing_counts_a_containers_own_members_not_its_notes():
@@ -66,3 +79,31 @@ def test_a_listing_counts_a_containers_own_members_not_its_notes():
     assert listing("box.zip", names) == ("box.zip: 2 members and 1 inside them\n"
                                          "a.txt\ninner.zip\ninner.zip › b.txt\n…")
     assert listing("one.mbox", ["1: Hello"]).startswith("one.mbox: 1 message\n")
+
+
+BREAD = b"Sourdough starter log. Day 3: bubbles, the starter doubled in six hours.\n"
+VOLCANO = b"Why do volcanoes erupt? Magma is less dense than the rock around it.\n"
+
+
+@pytest.mark.engines("sqlite")
+def test_a_member_shown_as_a_copy_of_another_file_answers_its_zips_listing(make_config, tiny_encoder, tmp_path):
+    """A newcomer's `notes-backup.zip` (sourdough.md, volcano.md) came first for "sourdough OR volcano" by its
+    listing (0.73, the notes 0.44) and took a row for "sourdough starter" too, though its sourdough.md was shown as
+    the copy of `sourdough-copy.md`: the member was folded away as that copy before its listing was weighed."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("sourdough.md", BREAD)
+        z.writestr("volcano.md", VOLCANO)
+    (docs / "notes-backup.zip").write_bytes(buf.getvalue())
+    (docs / "sourdough-copy.md").write_bytes(BREAD)
+    zip_ = str(docs / "notes-backup.zip")
+    with Library(make_config(models={"reranker": ""}), encoder=tiny_encoder) as lib:
+        lib.add_folder(docs, embed=False)
+        for query in ("sourdough OR volcano", "sourdough starter"):
+            hits = lib.search(query, mode="lexical", k=10).hits
+            assert hits and zip_ not in [h.path for h in hits], (query, [h.path for h in hits])
+            copy = next(h for h in hits if h.path == str(docs / "sourdough-copy.md"))
+            assert copy.copies == [zip_ + MEMBER_SEP + "sourdough.md"], copy.copies
+        assert [h.path for h in lib.search("backup", mode="lexical", k=10).hits] == [zip_]  # its own name
