@@ -11,6 +11,10 @@ list is the top k files of that search. Opening it (run) remembers that list; af
 library (its generation changes) `refresh` searches again and counts the files in the list that were not
 in it when last opened: the "N new" a smart folder shows. For a ranked query a new file counts once it
 ranks into the top k; for a query of only operators and fields (newest first) every new matching file does.
+A file is compared by its content as well as its path: a row whose file, or an exact copy of it (`Hit.copies`: the
+files of the library with its sha256), was in the list is not new: a byte copy of a known hit (a newcomer's
+`pdfcopy/testPDF_angles.pdf`) counted "1 new". Which copy shows the row is the search's (folding.py: in a ranking,
+the one indexed first, so the known file keeps it).
 """
 
 from __future__ import annotations
@@ -237,7 +241,7 @@ class SavedSearches(Generic[_Answer]):
         result = self._search(saved, **options)
         seen = self._seen(name)
         for hit in result.hits:  # a weak match (search/weak.py) is the nearest there is, no news
-            hit.new = hit.path not in seen and not getattr(hit, "weak", False)
+            hit.new = _unseen(hit, seen) and not getattr(hit, "weak", False)
         if not self.library.read_only:
             self.mark_opened(name, [h.path for h in result.hits if not getattr(h, "weak", False)], generation)
         return result
@@ -282,7 +286,12 @@ class SavedSearches(Generic[_Answer]):
                     continue
                 result = self._search(row)
                 # what it lists, less weak matches: "(10 files)" whatever the folder held (a newcomer; decision 0161)
-                paths = list(dict.fromkeys(h.path for h in result.hits if not getattr(h, "weak", False)))
+                hits = list({h.path: h for h in result.hits if not getattr(h, "weak", False)}.values())
                 seen = db.seen(row.name)
-                db.set_counts(row.name, generation, sum(p not in seen for p in paths), len(paths))
+                db.set_counts(row.name, generation, sum(_unseen(h, seen) for h in hits), len(hits))
             return db.saved()
+
+
+def _unseen(hit: "Hit", seen: set[str]) -> bool:
+    """Whether neither `hit`'s file nor any exact copy of it (same content) was in a saved search's list (module doc)."""
+    return hit.path not in seen and seen.isdisjoint(hit.copies)

@@ -6,7 +6,10 @@ Runs on the candidates before files are ranked, so the rows it frees are filled 
   the candidates and are listed with it (`Hit.copies`). The copy shown is, in this order: one that can be opened
   (a copy on a missing folder or an unplugged drive never hides a readable one), a file on disk before a member
   of a container (`notes.md` opens directly, `backup.zip › notes.md` does not), then the first found (best or
-  newest). The same rule picks the row of a listing by date (constraints.py) and of Similar files (similar.py);
+  newest). The same rule picks the row of a listing by date (constraints.py) and of Similar files (similar.py).
+  In a search's ranking "first found" is the copy indexed first (the lowest file id): copies share their passages,
+  so their order among the candidates is how the index broke a tie, not relevance, and a copy indexed later (a
+  backup, `pdfcopy/`) took the row from the file a person knew, which a saved search then counted as new;
 - common passages: they leave their files' signals; a file whose best passage is repeated text keeps a row only
   when it is the first matched through that text (`Hit.common_to`: files of the library holding it), the others
   go on by their own passages;
@@ -89,7 +92,8 @@ def fold_candidates(store: Store, query: str, passage_order: Sequence[int], file
                     texts: Mapping[int, str], path_of: Mapping[int, str]) -> Folded:
     """Which candidate passages leave the file ranking (`passage_order`: best first; `path_of`: file id -> path)."""
     out = Folded()
-    copies = fold_copies(store, [file_of[c] for c in passage_order], path_of)
+    # the copy indexed first keeps the row (module doc): copies tie on their shared passages
+    copies = fold_copies(store, sorted({file_of[c] for c in passage_order}), path_of)
     out.sha_of = copies.sha_of
     out.dropped = {c for c in passage_order if copies.row_of.get(file_of[c], file_of[c]) != file_of[c]}
     # A container's listing where a member of it answers the query (listings.py): a member folded away above as a

@@ -213,3 +213,34 @@ def test_a_saved_search_whose_folder_moved_says_its_in_is_no_folder_of_the_libra
     code, out, err = cli(capsys, lib_dir, "saved", "run", "Volcanoes")
     assert code == 0 and "volcano.txt" not in out
     assert f"searchapp: note: in:{docs}: no folder of the library is there or under it (check the path)" in err, err
+
+
+@pytest.mark.engines("sqlite")
+def test_a_copy_of_a_known_hit_is_no_news_and_the_known_file_keeps_the_row(lib_dir, tiny_encoder):
+    """A newcomer's saved search said "1 new" for `pdfcopy/testPDF_angles.pdf`, a byte copy of a file it listed, and
+    the copy had taken the row: a copy is compared by its content (Hit.copies), and the copy indexed first shows."""
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+    from searchapp.library.query.saved import SavedSearches
+    from searchapp.library.search.folding import fold_candidates
+
+    docs = lib_dir.parent / "docs"
+    known, copy = docs / "bread.md", docs / "backup" / "bread.md"
+    with Library(load_config(lib_dir, env={}), encoder=tiny_encoder) as lib:
+        saved = SavedSearches(lib)
+        saved.add("bread", "sourdough", mode="lexical")
+        saved.add("notes", "type:md")  # a listing by date: the newest copy shows its row
+        copy.parent.mkdir()
+        copy.write_bytes(known.read_bytes())
+        lib.sync()
+        assert {s.name: s.new_hits for s in saved.refresh()} == {"bread": 0, "notes": 0}
+        hits = saved.run("bread").hits
+        assert [(h.path, h.copies, h.new) for h in hits] == [(str(known), [str(copy)], False)]
+        assert [(h.path, h.copies, h.new) for h in saved.run("notes").hits] == [(str(copy), [str(known)], False)]
+        # the folding's choice whatever order the index found them in (ties of shared passages): the first indexed
+        found = [h.chunk_id for h in lib.search("sourdough", mode="lexical", group="passage").hits]
+        file_of, rows = lib.store.chunk_files(found), lib.store.chunks(found)
+        path_of = {file_of[c]: rows[c].path for c in found}
+        order = sorted(found, key=lambda c: rows[c].path != str(copy))  # the copy found first
+        folded = fold_candidates(lib.store, "sourdough", order, file_of, {c: rows[c].text for c in found}, path_of)
+        assert [path_of[file_of[c]] for c in folded.dropped] == [str(copy)]
