@@ -318,3 +318,25 @@ def cropped_pdf(path: Path, parts: list[tuple[int, int, str]], crops: list[bytes
     pdf.set(tree, b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids)))
     pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
     return pdf.write(path, catalog)
+
+
+def annotated_pdf(path: Path, pages: list[tuple[str, list[str]]], info: str = "") -> Path:
+    """Pages of Helvetica text (one line each, "" for a blank page) with annotations: (page text, the annotation
+    dictionaries on it as written, "{p}" in one standing for the page's object number); `info`: the document
+    information dictionary's entries ("/Title (A title)")."""
+    pdf = RawPdf()
+    catalog, tree = pdf.reserve(), pdf.reserve()
+    font = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    kids = []
+    for text, annots in pages:
+        page = pdf.reserve()
+        refs = [pdf.add(a.replace("{p}", str(page)).encode("latin-1")) for a in annots]
+        body = _lines(b"/F1", [_literal(text)]) if text else b""
+        pdf.set(page, b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >>"
+                      b" /Contents %d 0 R /Annots [%s] >>" % (tree, font, pdf.stream(body),
+                                                             b" ".join(b"%d 0 R" % r for r in refs)))
+        kids.append(page)
+    pdf.set(tree, b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids)))
+    pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
+    trailer = b" /Info %d 0 R" % pdf.add(b"<< %s >>" % info.encode("latin-1")) if info else b""
+    return pdf.write(path, catalog, trailer)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .member_paths import display_path, member_fields
 
@@ -12,11 +12,24 @@ __all__ = ["PageSpan", "Document", "ChunkSpan", "StageScores", "StageRanks", "Hi
 
 @dataclass(frozen=True)
 class PageSpan:
-    """Characters [start, end) of Document.text come from page `page` (1-based)."""
+    """Characters [start, end) of Document.text come from page `page` (1-based). `layer_end`: where the page's own
+    text ends, when what follows it up to `end` was written over the page (a PDF's notes and form values): OCR's
+    decision counts the page's own text alone, and OCR's text takes its place alone. None: all of it is."""
 
     page: int
     start: int
     end: int
+    layer_end: Optional[int] = None
+
+    @property
+    def own_end(self) -> int:
+        """The end of the page's own text (`layer_end`, else `end`)."""
+        return self.end if self.layer_end is None else self.layer_end
+
+    def moved(self, offset: Callable[[int], int]) -> "PageSpan":
+        """This span with each of its offsets mapped by `offset` (text cut or shortened before or inside it)."""
+        layer_end = None if self.layer_end is None else offset(self.layer_end)
+        return PageSpan(self.page, offset(self.start), offset(self.end), layer_end)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import Iterator
 from dataclasses import replace
 
 from ..base.errors import UnsupportedFileError
-from ..base.types import Document, PageSpan
+from ..base.types import Document
 from .valid_text import valid_document
 
 __all__ = ["bound_text", "not_prose_reason", "data_spans", "LONG_RUN", "DEFAULT_MAX_CHARS", "DATA_STRETCH"]
@@ -127,14 +127,14 @@ def _shorten_runs(doc: Document) -> tuple[Document, int]:
             shift += min(offset, b) - (a + LONG_RUN)
         return offset - shift
 
-    pages = tuple(PageSpan(p.page, moved(p.start), moved(p.end)) for p in doc.pages)
+    pages = tuple(p.moved(moved) for p in doc.pages)
     return replace(doc, text="".join(parts), pages=pages), len(runs)
 
 
 def _truncate(doc: Document, max_chars: int) -> Document:
     cut = doc.text.rfind(" ", max(0, max_chars - 1000), max_chars)  # end at a word boundary when one is near
     cut = cut if cut > 0 else max_chars
-    pages = tuple(PageSpan(p.page, p.start, min(p.end, cut)) for p in doc.pages if p.start < cut)
+    pages = tuple(p.moved(lambda o: min(o, cut)) for p in doc.pages if p.start < cut)
     return replace(doc, text=doc.text[:cut], pages=pages)
 
 
@@ -157,7 +157,7 @@ def _cut(doc: Document, ranges: list[tuple[int, int]]) -> Document:
         a, b = ranges[i - 1]
         return offset - removed_before[i - 1] - (min(offset, b) - a)
 
-    pages = tuple(PageSpan(p.page, moved(p.start), moved(p.end)) for p in doc.pages)
+    pages = tuple(p.moved(moved) for p in doc.pages)
     return replace(doc, text="".join(parts), pages=pages)
 
 

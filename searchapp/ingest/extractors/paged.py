@@ -8,7 +8,7 @@ from typing import Iterable, Optional
 from ...base.types import Document, PageSpan
 from .encoding import clean_text
 
-__all__ = ["PagedText", "PAGE_SEPARATOR", "join_pages"]
+__all__ = ["PagedText", "PAGE_SEPARATOR", "join_pages", "join_layers"]
 
 PAGE_SEPARATOR = "\n\n"
 
@@ -16,14 +16,24 @@ PAGE_SEPARATOR = "\n\n"
 def join_pages(pages: Iterable[tuple[int, str]]) -> tuple[str, tuple[PageSpan, ...]]:
     """(text, spans) of `(number, text)` pages joined by PAGE_SEPARATOR, every page kept (an empty one too:
     a PDF page or a scan with no text still has its number). PagedText is the capped, cleaning variant."""
+    return join_layers((number, text, "") for number, text in pages)
+
+
+def join_layers(pages: Iterable[tuple[int, str, str]]) -> tuple[str, tuple[PageSpan, ...]]:
+    """`join_pages` of `(number, the page's own text, what was written over it)` pages: a page's written part
+    follows its own text after a blank line, and its span's `layer_end` says where its own text ends."""
     parts: list[str] = []
     spans: list[PageSpan] = []
     pos = 0
-    for number, text in pages:
+    for number, text, over in pages:
         if parts:
             parts.append(PAGE_SEPARATOR)
             pos += len(PAGE_SEPARATOR)
-        spans.append(PageSpan(number, pos, pos + len(text)))
+        layer_end = None
+        if over:
+            layer_end = pos + len(text)
+            text = f"{text}{PAGE_SEPARATOR}{over}" if text else over
+        spans.append(PageSpan(number, pos, pos + len(text), layer_end))
         parts.append(text)
         pos += len(text)
     return "".join(parts), tuple(spans)

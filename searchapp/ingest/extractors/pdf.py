@@ -35,6 +35,11 @@ Decisions:
   form, after the last page of a static one.
   A filled AcroForm shows the values of its text and choice fields (`acroform`), after the text of the
   page each field is on.
+- A page's notes (`pdf_notes`: sticky notes, text boxes, comments on highlights) follow its text and form values.
+  What is written over a page is not its text layer (`PageSpan.layer_end`): OCR chooses its pages by their own
+  letters, and keeps what was written over a page after its OCR'd text. A PDF with no text at all, neither on its
+  pages nor written over them, is read as its title, written over its first page: it is found by it, and its blank
+  pages are still OCR'd (a scan may be titled).
 - The title is the document information /Title when usable (`title.clean_title`); a broken information
   dictionary means no title, never a failed file. XMP metadata is not read (it would need an XML parser
   that pypdf does not defuse).
@@ -56,7 +61,8 @@ from . import acroform, xfa
 from .encoding import clean_text
 from .garbled import is_garbled
 from .line_breaks import better_lines, join_hyphenated, word_a_line
-from .paged import join_pages
+from .paged import join_layers, join_pages
+from .pdf_notes import Notes
 from .pdfium_doc import PasswordNeeded, PdfiumDoc, available, shown_box
 from .ole_encrypted import ENCRYPTED
 from .title import clean_title
@@ -125,9 +131,10 @@ def extract_pdf(path: Path, max_bytes: int, max_chars: Optional[int] = None,
     with open_regular(path) as fh:
         try:
             reader = _open(fh)
+            title = _title(path, reader)
             with _Pdfium(fh) as second:
-                doc = _extract(path, reader, second, max_chars, cancel)
-            return replace(doc, title=_title(path, reader))
+                doc = _extract(path, reader, second, max_chars, cancel, title)
+            return replace(doc, title=title)
         except (ExtractionError, PyPdfError, DependencyError) as exc:
             reason = str(exc) if isinstance(exc, ExtractionError) else AES if isinstance(exc, DependencyError) \
                 else f"corrupt PDF: {exc}"
@@ -249,7 +256,8 @@ def _title(path: Path, reader: PdfReader) -> str:
         return ""
 
 
-def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional[int], cancel: Optional[CancelToken]) -> Document:
+def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional[int], cancel: Optional[CancelToken],
+             title: str = "") -> Document:
     from pypdf.errors import LimitReachedError
 
     try:
@@ -268,9 +276,11 @@ def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional
     limited: Optional[BaseException] = None
     chars = 0
     shared: dict[_ContentKey, str] = {}  # a page's content key -> its pypdf text (_content_key)
+    on_pages, notes_of = [], Notes()  # each page's notes (pdf_notes)
     for i in range(min(total, MAX_PAGES)):
         if cancel is not None:
             cancel.check()
+        on_pages.append(notes_of.of_page(pages, i))
         try:
             raw, failed = _page_text(pages[i], shared), False
         except (MemoryError, RecursionError):
@@ -302,7 +312,7 @@ def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional
         if text and _cropped(pages[i]):
             text = _crop(text, second.shown(i), second)
         texts.append(text)
-        chars += len(text)
+        chars += len(text) + sum(map(len, on_pages[-1]))
         if max_chars is not None and chars > max_chars:
             break  # the registry cuts the text at the cap and reports it
     if texts and failures == len(texts):
@@ -317,8 +327,14 @@ def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional
     if garbled:
         notes.append(_garbled_note(garbled))
     texts = join_hyphenated(texts)
-    _add_form_values(reader, texts, notes)
-    text, spans = join_pages(enumerate(texts, start=1))
+    over: list[list[str]] = [[] for _ in texts]  # what is written over each page: form values, then notes
+    _add_form_values(reader, texts, over, notes)
+    for lines, found in zip(over, on_pages, strict=True):
+        lines.extend(found)
+    if title and over and not any(texts) and not any(over):  # nothing else to find it by (its page is still OCR'd)
+        over[0].append(title)
+    text, spans = join_layers((n, page, "\n".join(lines))
+                              for n, (page, lines) in enumerate(zip(texts, over, strict=True), start=1))
     return Document(text, spans, kind="pdf", notes=tuple(notes))
 
 
@@ -398,29 +414,19 @@ def _page_list(numbers: list[int], most: int = 10) -> str:
     return shown + (f" and {len(numbers) - most} more" if len(numbers) > most else "")
 
 
-def _add_form_values(reader: PdfReader, texts: list[str], notes: list[str]) -> None:
-    """An XFA form's field values, in place of its "Please wait" page or after the last page; else the values of
-    its AcroForm fields, after the text of the page each field is on (`acroform`)."""
+def _add_form_values(reader: PdfReader, texts: list[str], over: list[list[str]], notes: list[str]) -> None:
+    """An XFA form's field values, in place of its "Please wait" page or over the last page; else the values of
+    its AcroForm fields, over the page each field is on (`acroform`). What is written over a page follows its
+    text, and does not count as its text layer (`PageSpan.layer_end`)."""
     if not texts:
         return
     values = xfa.xfa_values(reader, notes)
     if not values:  # an XFA form's AcroForm fields hold the same values again
-        _add_field_values(acroform.field_values(reader, len(texts), notes), texts)
+        for page, line in acroform.field_values(reader, len(texts), notes):
+            over[page if page is not None else len(texts) - 1].append(line)
         return
     block = "\n".join(values)
     if xfa.is_placeholder(reader, texts):
         texts[0] = block
     else:
-        texts[-1] = _after(texts[-1], block)
-
-
-def _add_field_values(values: list[tuple[Optional[int], str]], texts: list[str]) -> None:
-    by_page: dict[int, list[str]] = {}
-    for page, line in values:
-        by_page.setdefault(page if page is not None else len(texts) - 1, []).append(line)
-    for page, lines in by_page.items():
-        texts[page] = _after(texts[page], "\n".join(lines))
-
-
-def _after(text: str, block: str) -> str:
-    return f"{text}\n\n{block}" if text else block
+        over[-1].append(block)

@@ -17,7 +17,7 @@ from ...base.errors import Cancelled, ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from ..extractors.encoding import clean_text
-from ..extractors.paged import join_pages
+from ..extractors.paged import join_layers
 from ..valid_text import valid_document
 from . import images, pdf_pages
 from .engine import OcrEngine, available_engine, ocr_unavailable_reason
@@ -172,12 +172,14 @@ def _page_failure(exc: Exception) -> ExtractionError:
     raise exc
 
 
-def _document(texts: list[tuple[int, str]], notes: tuple[str, ...]) -> Document:
+def _document(texts: list[tuple[int, str]], notes: tuple[str, ...], over: Optional[dict[int, str]] = None) -> Document:
     """The OCR Document of (page, text) pages, each cleaned as every extractor cleans its text (`clean_text`: an
     engine's "ﬁ" ligature, soft hyphen or NUL would otherwise split a word for search) before its span is counted.
     Here, not in the engines, so OCR text cached before cleaning is cleaned when `merge_ocr` lays it over a PDF; the
-    PDF's own pages, cleaned by its extractor, pass through unchanged."""
-    text, spans = join_pages((number, clean_text(page).strip()) for number, page in texts)
+    PDF's own pages, cleaned by its extractor, pass through unchanged. `over`: page -> what is written over it (a
+    PDF's notes and form values), kept after its text."""
+    over = over or {}
+    text, spans = join_layers((number, clean_text(page).strip(), over.get(number, "")) for number, page in texts)
     return valid_document(Document(text, spans, kind="ocr", notes=notes))  # as extract() gives text
 
 
@@ -187,11 +189,13 @@ def recognised_pages(ocr: Document) -> tuple[int, ...]:
 
 
 def merge_ocr(doc: Document, ocr: Document) -> Document:
-    """A PDF's Document with each OCR'd page's text in place of that page's (too short) text layer;
-    pages keep their order and numbers, and the OCR note is added."""
+    """A PDF's Document with each OCR'd page's text in place of that page's (too short) text layer; what was
+    written over a page (`PageSpan.layer_end`: its notes, its form values) stays after it. Pages keep their
+    order and numbers, and the OCR note is added."""
     by_page = {p.page: ocr.text[p.start:p.end] for p in ocr.pages}
     numbers = {p.page for p in doc.pages} | set(by_page)
-    old = {p.page: doc.text[p.start:p.end] for p in doc.pages}
+    old = {p.page: doc.text[p.start:p.own_end].strip() for p in doc.pages}
+    over = {p.page: doc.text[p.own_end:p.end].strip() for p in doc.pages if p.layer_end is not None}
     texts = [(n, by_page[n] if by_page.get(n) else old.get(n, "")) for n in sorted(numbers)]
-    merged = _document(texts, tuple(doc.notes) + tuple(n for n in ocr.notes if n not in doc.notes))
+    merged = _document(texts, tuple(doc.notes) + tuple(n for n in ocr.notes if n not in doc.notes), over)
     return Document(merged.text, merged.pages, kind=doc.kind, notes=merged.notes, title=doc.title)

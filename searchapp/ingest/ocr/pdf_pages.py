@@ -6,6 +6,9 @@ Decisions:
   A garbled text layer (glyph codes that neither pypdf nor pdfium can map) is emptied by the extractor,
   so its page is OCR'd too.
   Pages with fewer letters are OCR'd (a short real page, a title alone, costs one OCR and loses nothing).
+  Only the page's own text counts: a sticky note or a form value written over a scanned page
+  (`PageSpan.layer_end`) says nothing of what the scan holds, and neither does a metadata title given to a PDF
+  with no text at all; the scan is OCR'd, and they are kept beside its text (`merge_ocr`).
 - The text per page is what `extractors.pdf` already read, so the sync can pass its Document
   (`pages_needing_ocr`) and no PDF is parsed twice.
 - Pages are rendered at RENDER_DPI, scaled down so no page exceeds MAX_PAGE_PIXELS, in grayscale
@@ -44,7 +47,7 @@ def _letters(text: str) -> int:
 def pages_needing_ocr(doc: Document, page_count: int) -> list[int]:
     """1-based numbers of the pages of a PDF (read by `extractors.pdf`) with fewer than MIN_LETTERS
     letters in their text layer. Pages after the last one read (the extractor's caps) are not included."""
-    seen = {p.page: doc.text[p.start:p.end] for p in doc.pages}
+    seen = {p.page: doc.text[p.start:p.own_end] for p in doc.pages}  # not the notes written over it
     return [n for n in range(1, page_count + 1) if n in seen and _letters(seen[n]) < MIN_LETTERS]
 
 

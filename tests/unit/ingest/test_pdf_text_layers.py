@@ -15,12 +15,13 @@ import unicodedata
 
 import pytest
 
-from pdf_files import PLEASE_WAIT, acroform_pdf, datasets_xml, glyph_code_pdf, japan1_pdf, xfa_form_pdf
+from pdf_files import PLEASE_WAIT, acroform_pdf, annotated_pdf, datasets_xml, glyph_code_pdf, japan1_pdf, xfa_form_pdf
 
 from searchapp.base.errors import ExtractionError, UnsupportedFileError
 from searchapp.base.types import Document, PageSpan
-from searchapp.ingest.extractors import extract
+from searchapp.ingest.extractors import extract, pdf_notes
 from searchapp.ingest.extractors.garbled import garbled_share, is_garbled, wrong_letters
+from searchapp.ingest.ocr.document import merge_ocr
 from searchapp.ingest.ocr.pdf_pages import pages_needing_ocr
 from searchapp.ingest.text_caps import bound_text
 
@@ -271,3 +272,44 @@ def test_xfa_field_values_are_cleaned_like_page_text(tmp_path):
     fields = "<Applicant><Employer>The \ufb01rst o\ufb03ce co\u00adoperative</Employer></Applicant>"
     doc = extract(xfa_form_pdf(tmp_path / "form.pdf", datasets_xml(fields)))
     assert "Employer: The first office cooperative" in doc.text
+
+
+# -- notes written on a page, and a metadata title -------------------------------------------------------------
+
+NOTE = "<< /Type /Annot /Subtype /Text /Rect [0 0 20 20] /P {p} 0 R /T (igalsh) /Contents (this is the note) >>"
+POPUP = "<< /Type /Annot /Subtype /Popup /Rect [0 0 99 99] /Contents (this is the note) >>"  # the same note shown
+LINK = "<< /Type /Annot /Subtype /Link /Rect [0 0 9 9] /Contents (Open the vendor site) >>"
+TYPED = ("<< /Type /Annot /Subtype /FreeText /Rect [0 0 99 20] /Contents (Ask the harbour master\\r\\nabout the "
+         "tide tables before Friday) >>")
+
+
+def test_a_pdfs_notes_are_read_with_the_page_they_sit_on_and_keep_it_waiting_for_ocr(tmp_path):
+    # tika's testPopupAnnotation.pdf: a sticky note "this is the note" by igalsh was "no text found"
+    pdf = annotated_pdf(tmp_path / "notes.pdf", [("The quarterly report of the pilots' guild", [LINK]),
+                                                 ("", [NOTE, POPUP, TYPED, NOTE])])
+    doc = extract(pdf)
+    assert _page(doc, 1) == "The quarterly report of the pilots' guild"  # a link's tooltip is no note
+    assert _page(doc, 2) == ("igalsh: this is the note\n"
+                             "Ask the harbour master about the tide tables before Friday")
+    # page 2 has no text of its own: a scan, whatever is written on it, so it is still OCR'd, and its notes kept
+    assert pages_needing_ocr(doc, len(doc.pages)) == [2]
+    ocr = Document("Tide table for March", (PageSpan(2, 0, 20),), kind="ocr")
+    assert _page(merge_ocr(doc, ocr), 2) == ("Tide table for March\n\nigalsh: this is the note\n"
+                                             "Ask the harbour master about the tide tables before Friday")
+
+
+def test_notes_are_capped(tmp_path, monkeypatch):
+    monkeypatch.setattr(pdf_notes, "MAX_NOTES", 2)
+    notes = [NOTE.replace("this is the note", f"note {i}") for i in range(4)]
+    doc = extract(annotated_pdf(tmp_path / "many.pdf", [("", notes[:1]), ("", notes[1:])]))
+    assert doc.text == "igalsh: note 0\n\nigalsh: note 1"
+
+
+def test_a_pdf_with_no_text_is_found_by_its_metadata_title_and_still_waits_for_ocr(tmp_path):
+    # tika's testPDF_twoAuthors.pdf: a blank page, a title and authors in the information dictionary
+    title = "/Title (Sample Title) /Author (Sample Author 1)"
+    doc = extract(annotated_pdf(tmp_path / "blank.pdf", [("", []), ("", [])], title))
+    assert doc.text.strip() == "Sample Title" and doc.title == "Sample Title" and doc.page_at(0) == 1
+    assert pages_needing_ocr(doc, len(doc.pages)) == [1, 2]  # a blank page may be a scan: OCR decides
+    doc = extract(annotated_pdf(tmp_path / "text.pdf", [("Minutes of the March meeting", [])], title))
+    assert "Sample Title" not in doc.text and doc.title == "Sample Title"  # with text: the title is context only
