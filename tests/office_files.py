@@ -32,13 +32,36 @@ def write_zip(path: Path, parts: dict[str, str | bytes]) -> Path:
     return path
 
 
-def sheet_xml(rows: str) -> str:
-    return f'<worksheet xmlns="{SML}"><sheetData>{rows}</sheetData></worksheet>'
+def sheet_xml(rows: str, tail: str = "") -> str:
+    """A worksheet of `rows`; `tail`: the elements after its cells (headerFooter, drawing)."""
+    return f'<worksheet xmlns="{SML}"><sheetData>{rows}</sheetData>{tail}</worksheet>'
 
 
-def make_xlsx(path: Path, sheets_: list[tuple[str, str]], shared: list[str], title: str = "") -> Path:
+def header_footer(header: str, footer: str) -> str:
+    """A worksheet's headerFooter element, as Excel writes it (the codes &L, &C, &P, ... escaped for XML)."""
+    return (f'<headerFooter><oddHeader xml:space="preserve">{header.replace("&", "&amp;")}</oddHeader>'
+            f'<oddFooter>{footer.replace("&", "&amp;")}</oddFooter></headerFooter>')
+
+
+def with_drawing(path: Path, sheet: int, boxes: list[list[str]]) -> Path:
+    """The workbook at `path`, its worksheet part `sheet` given a drawing of text boxes, each a list of
+    paragraphs whose words are split into runs as Excel splits them."""
+    with zipfile.ZipFile(path) as z:
+        parts: dict[str, str | bytes] = {i.filename: z.read(i).decode() for i in z.infolist()}
+    xdr = "http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing"
+    shapes = "".join(
+        '<xdr:twoCellAnchor><xdr:sp><xdr:nvSpPr><xdr:cNvPr id="2" name="TextBox 1"/></xdr:nvSpPr><xdr:txBody>'
+        + "".join("<a:p>" + "".join(f"<a:r><a:t>{w} </a:t></a:r>" for w in para.split()) + "</a:p>" for para in box)
+        + "</xdr:txBody></xdr:sp></xdr:twoCellAnchor>" for box in boxes)
+    parts["xl/drawings/drawing1.xml"] = f'<xdr:wsDr xmlns:xdr="{xdr}" xmlns:a="{DML}">{shapes}</xdr:wsDr>'
+    parts[f"xl/worksheets/_rels/sheet{sheet}.xml.rels"] = rels(("rId1", f"{REL}/drawing", "../drawings/drawing1.xml"))
+    return write_zip(path, parts)
+
+
+def make_xlsx(path: Path, sheets_: list[tuple[str, str]], shared: list[str], title: str = "",
+              tails: tuple[str, ...] = ()) -> Path:
     """A workbook whose sheets (name, sheetData rows) are stored in reverse part order, so the order must come
-    from workbook.xml and its relationships, not from file names."""
+    from workbook.xml and its relationships, not from file names; `tails`: each sheet's elements after its cells."""
     n = len(sheets_)
     parts: dict[str, str | bytes] = {
         "[Content_Types].xml": '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
@@ -55,7 +78,7 @@ def make_xlsx(path: Path, sheets_: list[tuple[str, str]], shared: list[str], tit
         "xl/sharedStrings.xml": f'<sst xmlns="{SML}">' + "".join(shared) + "</sst>",
     }
     for i, (_, rows) in enumerate(sheets_):
-        parts[f"xl/worksheets/sheet{n - i}.xml"] = sheet_xml(rows)
+        parts[f"xl/worksheets/sheet{n - i}.xml"] = sheet_xml(rows, tails[i] if i < len(tails) else "")
     return write_zip(path, parts)
 
 

@@ -9,7 +9,10 @@ regex scan and a stack of group states, never by recursion (a file of 100,000 ne
   `\\fcharsetN` (Japanese, Chinese, Korean fonts use two-byte code pages), consecutive bytes together;
 - `\\uN` is one Unicode character (UTF-16 units, surrogate pairs joined), and the `\\ucN` characters after it are
   the fallback for old readers, skipped;
-- `\\binN` skips N raw bytes.
+- `\\binN` skips N raw bytes;
+- the headers and footers (`{\\header …}`, `{\\footerf …}`) are read after the document's text, each line once and
+  without the lines of a page number alone, as a .docx's are: a letterhead or a form's printed name
+  is often all a letter's header holds.
 The title comes from `{\\info{\\title …}}`. Nothing an RTF file points to (a linked picture, a field's
 INCLUDETEXT) is fetched: field instructions are never read.
 """
@@ -39,12 +42,15 @@ _TOKEN = re.compile(rb"\\([a-zA-Z]{1,32})(-?\d{1,10})? ?|\\'([0-9a-fA-F]{2})|\\(
 # Destinations whose content is no document text.
 _SKIP = frozenset(b"""fonttbl colortbl stylesheet listtable listoverridetable revtbl rsidtbl pict object objdata
     fldinst datafield themedata colorschememapping datastore latentstyles xmlnstbl generator filetbl
-    header headerl headerr headerf footer footerl footerr footerf bkmkstart bkmkend pgdsctbl mmathPr
+    bkmkstart bkmkend pgdsctbl mmathPr
     xmlopen xmlclose wgrffmtfilter pnseclvl pntext pntxta pntxtb listtext""".split())
 _BREAKS = {b"par": "\n", b"line": "\n", b"sect": "\n\n", b"page": "\n\n", b"row": "\n", b"cell": "\t",
            b"tab": "\t", b"emdash": "\u2014", b"endash": "\u2013", b"bullet": "\u2022", b"lquote": "\u2018",
            b"rquote": "\u2019", b"ldblquote": "\u201c", b"rdblquote": "\u201d", b"emspace": "\u2003",
            b"enspace": "\u2002", b"qmspace": "\u2005"}
+# A section's headers and footers (all pages', left and right pages', the first page's): read after the text.
+_HEADERS = frozenset(b"header headerl headerr headerf footer footerl footerr footerf".split())
+MAX_HEADER_CHARS = 100_000  # of all headers and footers together: a letterhead is a few hundred
 _SYMBOLS = {b"~": "\u00a0", b"_": "\u2011", b"-": "", b"\\": "\\", b"{": "{", b"}": "}", b"\n": "\n", b"\r": "\n"}
 # \fcharsetN -> code page (encoding.FONT_CHARSETS, the RTF specification's table); 0 (ANSI) means the
 # document's \ansicpg.
@@ -54,13 +60,14 @@ _CHARSETS = FONT_CHARSETS
 class _Group:
     """What a `{` opens: whether its text is skipped, the \\uc fallback count and the code page in force."""
 
-    __slots__ = ("skip", "uc", "codepage", "title")
+    __slots__ = ("skip", "uc", "codepage", "title", "header")
 
-    def __init__(self, skip: bool = False, uc: int = 1, codepage: str = "cp1252", title: bool = False) -> None:
-        self.skip, self.uc, self.codepage, self.title = skip, uc, codepage, title
+    def __init__(self, skip: bool = False, uc: int = 1, codepage: str = "cp1252", title: bool = False,
+                 header: bool = False) -> None:
+        self.skip, self.uc, self.codepage, self.title, self.header = skip, uc, codepage, title, header
 
     def copy(self) -> "_Group":
-        return _Group(self.skip, self.uc, self.codepage, self.title)
+        return _Group(self.skip, self.uc, self.codepage, self.title, self.header)
 
 
 class _Reader:
@@ -73,6 +80,7 @@ class _Reader:
         self.group = _Group()
         self.out = io.StringIO()  # one buffer: a list of every run's str cost ~15 times the file in memory
         self.title: list[str] = []
+        self.headers = io.StringIO()  # the headers' and footers' text, read after the document's
         self.pending = bytearray()  # \'hh bytes waiting to be decoded together (a two-byte character)
         self.fonts: dict[int, str] = {}  # font number -> code page, from the font table
         self.font: Optional[int] = None  # the font being declared in the font table
@@ -99,6 +107,10 @@ class _Reader:
         if self.group.title:
             if sum(map(len, self.title)) < MAX_TITLE_CHARS:
                 self.title.append(text)
+            return
+        if self.group.header:
+            if self.headers.tell() < MAX_HEADER_CHARS:
+                self.headers.write(text)
             return
         room = self.max_chars - self.out.tell()
         if len(text) > room:  # the text cap: what follows would be cut anyway
@@ -192,6 +204,11 @@ class _Reader:
             self.out.truncate(self.upr_at[0])
             self.out.seek(self.upr_at[0])
             del self.title[self.upr_at[1]:]
+        elif word in _HEADERS:
+            self.flush()
+            g.header = not g.skip  # a header inside a skipped group stays skipped
+            if g.header:
+                self.headers.write("\n")  # each header or footer a paragraph of its own
         elif word in _SKIP:
             g.skip = True
         elif not g.skip and word in _BREAKS:
@@ -252,7 +269,21 @@ def rtf_text(data: bytes, cancel: Optional[CancelToken] = None, max_chars: Optio
         raise ExtractionError("not an RTF file (no {\\rtf header)")
     reader = _Reader(data, cancel, max_chars)
     text = reader.read()
+    headers = _each_once(reader.headers.getvalue())
+    if headers:
+        text = text.rstrip("\n") + "\n\n" + headers
     return text, "".join(reader.title)
+
+
+def _each_once(text: str) -> str:
+    """The headers' and footers' lines, each once (every section may repeat its header), without those that hold
+    no letter and fewer than 5 digits (a page number "- 3 -", a rule of dashes; a phone number stays)."""
+    seen: dict[str, None] = {}
+    for line in text.split("\n"):
+        line = line.strip()
+        if any(c.isalpha() for c in line) or sum(c.isdigit() for c in line) >= 5:
+            seen.setdefault(line)
+    return "\n".join(seen)
 
 
 def extract_rtf(path: Path, max_bytes: int, max_chars: Optional[int] = None, cancel: Optional[CancelToken] = None,

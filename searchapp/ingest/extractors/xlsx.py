@@ -6,8 +6,12 @@ out. A cell's text is what Excel stored: shared and inline strings, numbers as t
 value (19.99 where the part holds 19.989999999999998, as .xls reads it: sheets.number_text; other number
 formats are not applied) except dates and times, which read as `2016-12-27` (xlsx_dates.py), booleans as
 TRUE/FALSE, errors such as #DIV/0!. A formula's own text is skipped; its cached value (what Excel last
-computed) is kept. A sheet's cell comments follow its cells, a line each ("Comment A1: ..."). Chart sheets and
-dialog sheets hold no cells and are left out; sheet numbers stay their position in the workbook.
+computed) is kept. A sheet's cell comments follow its cells, a line each ("Comment A1: ..."), then its printed
+headers and footers (`header_footer_text`: their left, centre and right parts, without the codes of page numbers,
+dates, file names and fonts; each text once) and the words of its text boxes and shapes (its drawing part's
+`a:t` runs, a paragraph a line): a letterhead in the header or a note in a text box is the sheet's own text, as a
+.docx's headers are. Charts and pictures in a drawing are not read. Chart sheets and dialog sheets hold no cells
+and are left out; sheet numbers stay their position in the workbook.
 """
 
 from __future__ import annotations
@@ -39,6 +43,16 @@ MAX_SHARED_STRINGS_BYTES = 64 * 2**20
 MAX_COLUMN = 16_384  # Excel's last column, XFD
 _SI = frozenset({"si"})
 _CELL = frozenset({"c"})
+# A sheet's printed headers and footers (leaf elements at the end of its part): the odd pages', the even pages'
+# and the first page's, when the sheet sets them apart.
+_HEADERS = frozenset({"oddHeader", "oddFooter", "evenHeader", "evenFooter", "firstHeader", "firstFooter"})
+# A header's codes (ECMA-376 18.3.1.46): &L &C &R start its left, centre and right parts; &P page, &N pages, &D
+# date, &T time, &Z path, &F file, &A sheet name, &G picture are fields left out; &"font,style", &nn size, &K colour
+# and &B &I &U &E &S &X &Y &O &H styles are formatting; && is one "&".
+_HEADER_CODE = re.compile(r'&(?:"[^"]{0,200}"|\d{1,3}|K(?:[0-9A-Fa-f]{6}|\d\d[+-]\d{3})|[LCR]|[PNDTZFAG]|[BIUESXYOH]|&)')
+MAX_HEADER = 2_000  # characters of one header or footer: Excel allows 255
+MAX_DRAWING_BYTES = 16 * 2**20  # a sheet's drawing part: its shapes' text and their positions, a few KB
+_TEXT_BODY = frozenset({"txBody"})
 _COMMENTS = frozenset({"comment", "threadedComment"})
 _COLUMN = re.compile(r"[A-Za-z]{1,3}")
 _WORKBOOK_ITEMS = frozenset({"sheet", "workbookPr"})
@@ -140,8 +154,17 @@ def _number(v: str) -> str:
     return number_text(value) if math.isfinite(value) else cell_text(v)
 
 
+def header_footer_text(raw: Optional[str]) -> str:
+    """A header's or footer's words: its parts one after the other, its fields and formatting codes left out."""
+    def code(m: re.Match[str]) -> str:
+        return "&" if m.group(0) == "&&" else " " if m.group(0) in ("&L", "&C", "&R") else ""
+
+    return cell_text(" ".join(_HEADER_CODE.sub(code, (raw or "")[:MAX_HEADER]).split()))
+
+
 def _read_sheet(z: SafeZip, part: str, book: Workbook, strings: list[str], styles: _Styles,
-                cancel: Optional[CancelToken]) -> None:
+                cancel: Optional[CancelToken], headers: list[str]) -> None:
+    """The sheet's cells into `book`; its headers' and footers' words into `headers` (read after its comments)."""
     column = 0
     row_tag = ""  # the tag of <row> as this part spells it, once seen
     try:
@@ -161,6 +184,11 @@ def _read_sheet(z: SafeZip, part: str, book: Workbook, strings: list[str], style
             elif name == "row":
                 book.end_row()
                 column = 0
+            elif name in _HEADERS:
+                text = header_footer_text(el.text)
+                if text and text not in headers:
+                    headers.append(text)
+                continue
             else:
                 continue
             if book.full:
@@ -210,6 +238,41 @@ def _comments(z: SafeZip, part: str, book: Workbook, threaded: set[str], cancel:
     return True
 
 
+def _read_lines(book: Workbook, lines: list[str]) -> None:
+    """`lines` after what the sheet holds so far, a row each, under the cell and text caps."""
+    book.end_row()  # a row a cut sheet part left open
+    for line in lines:
+        if book.full:
+            return
+        book.cell(line)
+        book.end_row()
+
+
+def _read_drawings(z: SafeZip, part: str, book: Workbook, cancel: Optional[CancelToken]) -> None:
+    """The words of the sheet's text boxes and shapes (its drawing part's `a:t` runs, a paragraph a line), each
+    text once (a shape Excel writes twice, for new and old readers, inside mc:AlternateContent). A broken drawing
+    is noted and left out: the cells are read without it."""
+    lines: list[str] = []
+    try:
+        for type_, target in part_relationships(z, part).values():
+            if type_.endswith("/drawing") and z.find(target):
+                for _, name, el, _ in XmlStream(z, target, _TEXT_BODY, cancel, MAX_DRAWING_BYTES):
+                    if name != "txBody":
+                        continue
+                    for p in el:
+                        if local_name(p.tag) == "p":
+                            line = cell_text("".join(t.text or "" for t in p.iter() if local_name(t.tag) == "t"))
+                            if line and line not in lines:
+                                lines.append(line)
+                    if len(lines) >= book.max_cells:
+                        break
+    except PartTooLarge as exc:
+        book.pages.note(exc.cut_note())
+    except ExtractionError as exc:
+        book.pages.note(f"text boxes left out: {exc}")
+    _read_lines(book, lines)
+
+
 def _sheets(z: SafeZip, workbook: str) -> tuple[list[tuple[int, str, Optional[str]]], bool]:
     """(sheet number, name, worksheet part or None) in workbook order; whether dates count from 1904."""
     sheets: list[tuple[int, str, Optional[str]]] = []
@@ -246,8 +309,12 @@ def extract_xlsx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
             if part is None or not z.find(part):
                 continue
             book.start_sheet(number, name)
-            _read_sheet(z, part, book, strings, styles, cancel)
+            headers: list[str] = []
+            _read_sheet(z, part, book, strings, styles, cancel, headers)
             if not book.full:
                 _read_comments(z, part, book, cancel)
+            _read_lines(book, headers)
+            if not book.full:
+                _read_drawings(z, part, book, cancel)
         title = core_title(z)
     return book.document("xlsx", title)

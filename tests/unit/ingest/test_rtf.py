@@ -109,3 +109,14 @@ def test_reading_stops_past_the_text_cap():
     text, _ = rtf_text(HEADER + b"}" + body + b"}", max_chars=1000)
     assert len(text) == 1001  # one past the cap: the registry cuts it and says it was cut
     assert len(rtf_text(HEADER + b"}" + body + b"}")[0]) > 900_000
+
+
+def test_headers_and_footers_follow_the_text_each_line_once_without_page_numbers():
+    # tika's testRTFBoldPlain.rtf: a letterhead, all in {\header}, was "no text found"
+    header = rb"{\header\pard\qc\b Animal Hospital\b0\par (555) 555-1212\par}"
+    body = (header + rb"{\footer\pard Page {\field{\*\fldinst PAGE}{\fldrslt 3}}\par}"
+            rb"{\footerf\pard {\field{\*\fldinst PAGE}{\fldrslt 1}}\par}"
+            rb"\pard Hank is due for his shots.\par\sect " + header
+            + rb"{\*\unknown{\header Hidden words}}\pard Canine / Retriever\par")
+    assert text_of(body) == ("Hank is due for his shots.\n\n\nCanine / Retriever\n\n"
+                             "Animal Hospital\n(555) 555-1212\nPage 3")

@@ -16,7 +16,7 @@ from cfb_writer import cfb
 from searchapp.base.errors import ExtractionError, UnsupportedFileError
 from searchapp.ingest.extractors import extract, sheets
 
-from office_files import REL, SML, make_xlsx, rels, write_zip
+from office_files import REL, SML, header_footer, make_xlsx, rels, with_drawing, write_zip
 
 # (number format code, or a built-in id; value) -> the text both readers give
 NUMBERS = [(None, 19.99, "19.99"), (None, 0.025, "0.025"), (None, -1599.99, "-1599.99"),
@@ -278,3 +278,22 @@ def test_xlsx_threaded_comments_are_read_without_their_legacy_copy(tmp_path: Pat
          "../threadedComments/threadedComment1.xml"))
     doc = extract(write_zip(path, parts))
     assert doc.text == ("S\nPlums\nComment A3: test comment\nComment A3: a reply\nComment B2: Author: A note")
+
+
+def test_xlsx_headers_footers_and_text_boxes_follow_their_sheets_cells(tmp_path: Path) -> None:
+    # tika's testEXCEL_headers_footers.xlsx and testEXCEL_textbox.xlsx: "Header - Corporate Spreadsheet" and
+    # "some autoshape" were in no passage
+    rows = '<row><c t="inlineStr"><is><t>Quinces</t></is></c></row>'
+    tails = (header_footer('&L&"Arial,Bold"&14Harbour Board&CPage &P of &N&R&D Q&&A', "&CHarbour Board"), "")
+    path = make_xlsx(tmp_path / "h.xlsx", [("Orchard", rows), ("Later", rows)], [], tails=tails)
+    with_drawing(path, 2, [["this is some autoshape text", "a second line"], ["this is some autoshape text"]])
+    doc = extract(path)
+    assert doc.text == ("Orchard\nQuinces\nHarbour Board Page of Q&A\nHarbour Board\n"
+                        "this is some autoshape text\na second line\n\nLater\nQuinces")
+
+
+def test_xlsx_text_boxes_count_against_the_cell_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sheets, "MAX_CELLS", 3)
+    path = make_xlsx(tmp_path / "c.xlsx", [("S", '<row><c t="inlineStr"><is><t>Plums</t></is></c></row>')], [])
+    doc = extract(with_drawing(path, 1, [[f"box {i}" for i in range(5)]]))
+    assert doc.text == "S\nPlums\nbox 0\nbox 1" and "only the first 3 cells read" in doc.notes
