@@ -126,7 +126,12 @@ _READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
     "text": 3, "json": 3, "notebook": 5, "svg": 5,
     # 4 (above text's 3, which read it before): Word's and Excel's 2003 XML by their readers (office_xml.py); 2:
     # Excel's XML named .xls (was HTML), Word's XML named .doc without an XML declaration (was text)
-    "xml": 4, "xls": 2, "doc": 2,
+    "xml": 4, "xls": 2,
+    # 2: a PDF's notes (pdf_notes) and, when it has no text at all, its metadata title; an xlsx sheet's headers,
+    # footers and text boxes; an RTF's headers and footers (doc 3: an RTF file named .doc is read by it). A .docx's
+    # imported RTF part (altChunk) and an .xls that is an xlsx inside are read by them too, but are rare enough
+    # that their readers' numbers stay: every .docx and .xls of a library would be read again for them.
+    "pdf": 2, "xlsx": 2, "rtf": 2, "doc": 3,
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)
