@@ -1,6 +1,6 @@
 """What the results list says when a search found nothing: that it found nothing, and what to try instead
-(take out a filter, switch mode); and, while the library has no folder, how to start. A plain-text label laid
-over the empty list (it quotes the query)."""
+(take out a filter, drop the quotes of a phrase no file holds, switch mode); and, while the library has no folder,
+how to start. A plain-text label laid over the empty list (it quotes the query)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QAbstractItemView
 from ..library import SearchResult
 from ..library.query.help import query_parts
 from ..library.query.reading import read_query
+from ..library.query.syntax import Clause, ParsedQuery
 from ..library.search.result import WHY_EMPTY
 from .plain import plain_label
 
@@ -34,17 +35,27 @@ def adding_text(paths: list[str]) -> str:
 
 def empty_text(result: SearchResult, bar_filters: bool) -> str:
     """"No results for “…”." (with why, when the filters left no file) and the ways out that fit: the filters in
-    the bar or the query, the mode."""
+    the bar or the query, the quotes of a phrase no file holds, the mode."""
     similar = result.mode == "similar"
-    filtered = bar_filters or (not similar and bool(query_parts(read_query(result.query))))
+    parsed = read_query(result.query) if not similar else None
+    narrowing, required = _parts(parsed)
+    filtered = bar_filters or narrowing
     why = result.said(*WHY_EMPTY)  # the filters left no file: which one, and what the library has instead
+    phrases = [t.text for c in required for t in c.terms if t.phrase]
+    holds = ""  # what no file holds, where nothing else narrowed the search: the parts it requires, together
+    if required and not filtered and not why and result.mode != "dense":  # meaning may lack the files that do
+        holds = ": no file holds " + _required_text(required)
     tips = []
     if filtered or why:
         tips.append("remove a filter (✕ on a chip under the query, or Clear in the filter bar)")
-    # with `why`, another mode would search the same no files: no mode to suggest
-    if result.mode == "lexical" and not why:
+    if phrases and not why:  # a phrase's words in this order: its words alone rank the files that hold them
+        tips.append("drop the quotes to search " + ("its words" if len(phrases) == 1 else "their words"))
+    elif required and not why:  # `word*` or `a OR b`: a part every file listed must hold
+        tips.append("remove a part the files must hold (✕ on its chip under the query)")
+    # with `why`, another mode would search the same no files; every mode requires the same parts
+    if result.mode == "lexical" and not why and not required:
         tips.append("switch to Words + meaning to find passages by their meaning, not only by these words")
-    elif result.mode == "dense" and not why:
+    elif result.mode == "dense" and not why and not required:
         tips.append("switch to Words + meaning or Words to find these exact words")
     if similar and result.meaning_percent is not None:  # no file shares its words, and meaning is unfinished
         tips.append(f"wait while meaning is added (now {result.meaning_percent}% of passages): no other file shares "
@@ -52,9 +63,40 @@ def empty_text(result: SearchResult, bar_filters: bool) -> str:
     if not tips:
         tips.append("try other words, or add the folder that holds what you are looking for")
     what = ("No similar files yet" if similar and result.meaning_percent is not None else
-            "No similar files" if similar else f"No results for “{result.query}”" + (f": {why}" if why else ""))
+            "No similar files" if similar else f"No results for “{result.query}”" + (f": {why}" if why else holds))
     advice = ", or ".join(tips)
     return f"{what}. {advice[:1].upper()}{advice[1:]}."
+
+
+def _parts(parsed: Optional[ParsedQuery]) -> tuple[bool, list[Clause]]:
+    """(whether the query's chips hold a filter: a field, a tag, an exclusion; the clauses a file must hold: its
+    phrases, prefixes and OR groups). A phrase is a chip too, but no filter: "remove a filter" with none set (only
+    the phrase's chip under the query) sent a newcomer looking for one."""
+    if parsed is None:
+        return False, []
+    narrowing, required = False, []
+    for part in query_parts(parsed):
+        if part.key[0] != "clause":
+            narrowing = True  # in:, type:, name:, a date, page:, a message's header
+            continue
+        clause = parsed.clauses[int(part.key[1])]
+        if clause.kind == "exclude" or any(t.tag for t in clause.terms):
+            narrowing = True
+        else:
+            required.append(clause)
+    return narrowing, required
+
+
+def _required_text(required: list[Clause]) -> str:
+    """The parts a file must hold, as a person reads them: 'the phrase “no such phrase”', 'a word starting with
+    “volc”', 'any of “a OR b”', or several: '“a b” and “c*” together'."""
+    if len(required) > 1:  # a phrase without its straight quotes inside the curly ones
+        return " and ".join(f"“{c.terms[0].text if len(c.terms) == 1 and c.terms[0].phrase else c.to_text()}”"
+                            for c in required) + " together"
+    terms = required[0].terms
+    if len(terms) > 1:
+        return f"any of “{required[0].to_text()}”"
+    return f"the phrase “{terms[0].text}”" if terms[0].phrase else f"a word starting with “{terms[0].text}”"
 
 
 class EmptyResults(QObject):

@@ -110,6 +110,27 @@ def test_one_result_is_singular_and_none_says_what_to_try(qtbot, open_window):
     search(qtbot, win, "volcano", mode="hybrid")
     assert not empty.isVisible()
 
+    # No filter set, a phrase no file holds (a newcomer's): its chip is no filter, and meaning finds no other file
+    search(qtbot, win, 'zzqxw "no such phrase"', mode="hybrid")
+    assert win.filter_bar.filters() is None
+    assert empty.text() == ('No results for “zzqxw "no such phrase"”: no file holds the phrase “no such phrase”. '
+                            "Drop the quotes to search its words."), empty.text()
+
+
+def test_the_advice_for_no_results_fits_the_parts_of_the_query():
+    from searchapp.gui.empty_results import empty_text
+    from searchapp.library import SearchResult
+
+    def advice(query: str, mode: str = "hybrid", bar: bool = False) -> str:
+        return empty_text(SearchResult(query, mode, [], False), bar)
+
+    assert "Remove a filter" in advice("volcano -lava") and "no file holds" not in advice("volcano -lava")
+    both = advice('"cold proof" bread', bar=True)  # a filter in the bar too: the phrase may be in a file it leaves out
+    assert "Remove a filter" in both and "drop the quotes" in both and "no file holds" not in both, both
+    assert ": no file holds a word starting with “zepp”. Remove a part" in advice("zepp*", mode="lexical")
+    assert "switch to" not in advice('"cold proof"', mode="lexical")  # every mode requires the phrase
+    assert ": no file holds “zepp*” and “a b” together." in advice('zepp* "a b"')
+
 
 def every_text(widget) -> list[str]:
     """What a person can read in `widget` and below it: labels, buttons, item views' cells and tooltips."""
