@@ -77,6 +77,7 @@ class SearchController(QObject):
         self.tools, self.session, self.filter_bar, self.preview = tools, session, filter_bar, preview
         self.seq = 0  # the newest search sent; answers to older ones are dropped
         self.quiet_seq = -1  # a search sent because the library changed: its count is not said (run_search)
+        self.owed_seq = -1  # a search sent that says its count, until its answer comes (_owed)
         self.again_seq = -1  # a search the window ran again by itself: its answer keeps the selected result (submit)
         self._keeping = False  # the selected result is being selected again in a new list: its preview stays
         self.stale_dropped = 0  # search results that arrived after a newer query was sent
@@ -169,10 +170,13 @@ class SearchController(QObject):
     def run_search(self, quiet: bool = False, again: bool = False) -> None:
         """`quiet`: the library changed under the shown query (a sync ended, an Undo): the rows follow, but the
         status line keeps what the change said (its summary, "… is back") instead of "N results in X ms".
+        Quiet only for the list shown: a search of the person's still on its way (or a query typed and not yet
+        searched) is taken up by this one, and its count is theirs to read.
         `again`: the window runs the shown query again by itself (meaning loaded, a sync ended): the person did
         not ask for a new list, so the result they selected stays selected in it (show_result)."""
         self.debounce.stop()
         query = self.search_box.text().strip()
+        quiet = quiet and not self._owed() and self.result is not None and self.result.query == query
         if not query and self.similar is not None:
             return  # the similar files stay until Back, Escape or a new query
         self._set_similar(None)
@@ -189,13 +193,22 @@ class SearchController(QObject):
             self.submit("search", lambda p, c: _by_words(lib.search(query, k=depth, mode="lexical", rerank=False,
                                                                     candidates=depth, filters=filters, group=group)),
                         k, again)
-            self.quiet_seq = self.seq if quiet else -1
+            self._sent(quiet)
             return
         # Ask for every candidate (k = depth) so the inspector sees them all; the results list shows the top k.
         self.submit("search", lambda p, c: lib.search(query, k=depth, mode=mode, rerank=rerank, candidates=depth,
                                                       filters=filters, group=group, meaning_wait=MEANING_WAIT),
                     k, again)
+        self._sent(quiet)
+
+    def _sent(self, quiet: bool) -> None:
+        """The search just sent is quiet (its count not said), or one whose count is owed (_owed)."""
         self.quiet_seq = self.seq if quiet else -1
+        self.owed_seq = -1 if quiet else self.seq
+
+    def _owed(self) -> bool:
+        """Whether the newest search sent is one of run_search's that says its count, not answered yet."""
+        return self.owed_seq == self.seq
 
     def meaning_moved(self, st: LibraryStatus) -> None:
         """The library's status was read again (every few seconds while a sync runs): the line about a search found
@@ -238,6 +251,7 @@ class SearchController(QObject):
     def _search_failed(self, seq: int, exc: BaseException, tb: str) -> None:
         if seq != self.seq:  # an older search's failure is no longer news
             return
+        self.owed_seq = -1
         # The list emptied and the failure said over it: the last search's results stood under the new query
         # (the shared library's server stopped), with a blank status bar
         self.show_result(None)
@@ -282,6 +296,7 @@ class SearchController(QObject):
         if seq != self.seq:
             self.stale_dropped += 1  # a newer query is on its way; never flash old results
             return
+        self.owed_seq = -1
         self.by_words = result.said(LOADING) == MODEL_LOADING
         self.show_result(result, k, keep=seq == self.again_seq)
         t, shown = result.timings_ms.get("total"), min(k, len(result.hits))
@@ -298,11 +313,12 @@ class SearchController(QObject):
                                  if n.kind in (UNSEARCHABLE, LISTING, PLACE, COMMON, SAME, NAMED, WEAK))
         if about_query:
             message += f" · {about_query}"
-        if seq != self.quiet_seq:
-            self._say_of_list(message, 0 if extra else 8000)
         # a quiet search leaves the line to what the change said: nothing of its own to bring up to date
+        said = seq != self.quiet_seq or self._line_is_of_a_list()
+        if said:
+            self._say_of_list(message, 0 if extra else 8000)
         self.meaning_line = MeaningLine(seq, head, result.meaning_percent or 0, result.meaning_percent or 0) \
-            if meaning and seq not in (self.quiet_seq, self.complete_seq) else None
+            if meaning and said and seq != self.complete_seq else None
         no_reranker = result.said(RERANKER)
         if no_reranker and self.rerank_box.isChecked():
             self.noticeRaised.emit(no_reranker)
@@ -334,6 +350,13 @@ class SearchController(QObject):
             self._select_again(row)
         if result is None and self.list_line and self.tools.line() == self.list_line:
             self.tools.say("", 0)  # "10 results in 70 ms" over an empty list; a line said since is not the list's
+
+    def _line_is_of_a_list(self) -> bool:
+        """Whether the status line still says what an earlier list was ("10 results in 1871 ms"): a search run
+        quietly after a change that said nothing (a check of the folders that found no change) replaces it, or it
+        stood under another query's rows (a newcomer's "Müller heat pump quote", whose own answer the quiet search
+        had taken the place of, kept the volcano search's count)."""
+        return bool(self.list_line) and self.tools.line() == self.list_line
 
     def _say_of_list(self, message: str, ms: int) -> None:
         """A status line about the list shown: taken back with the list (show_result)."""

@@ -58,3 +58,29 @@ def test_the_device_and_the_model_stay_named_beside_a_syncs_long_summary(qtbot, 
     bar.clearMessage()  # the line gone: every label says all it has again
     QApplication.processEvents()
     assert labels.device.text().startswith(full) and "queries" in labels.device.text()
+
+
+def test_the_line_says_the_count_of_the_list_shown_after_a_quiet_search_again(qtbot, win):
+    """A sync's end runs the shown query again quietly (its summary keeps the line). A newcomer's search, sent
+    during a sync whose end said nothing, was taken up by that quiet one: its rows came, and the line kept the
+    previous query's "10 results in 1871 ms"."""
+    bar, search_ = win.statusBar(), win.search
+
+    def quiet_after(text: str | None) -> None:
+        """The person's search of `text` (None: none) on its way when a change runs the query again quietly."""
+        with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
+            if text is not None:
+                search_.search_box.setText(text)
+                win.run_search()
+            search_.run_search(quiet=True, again=True)  # as on_changes does after this window's sync
+
+    search(qtbot, win, "violin", mode="lexical")
+    assert bar.currentMessage().startswith("1 result in ")
+    quiet_after("zeppelin")
+    assert bar.currentMessage().startswith("No results"), bar.currentMessage()
+    win.tools.say("Synced: 0 added", 0)  # a summary said since the person's search was sent
+    quiet_after("violin")
+    assert bar.currentMessage().startswith("1 result in "), bar.currentMessage()
+    win.tools.say("Synced: 1 updated", 0)
+    quiet_after(None)  # the list shown, run again after the change: the line keeps what the change said
+    assert bar.currentMessage() == "Synced: 1 updated"
