@@ -287,9 +287,10 @@ class LibraryPanel(QWidget):
         self.tree.itemSelectionChanged.connect(self._update_buttons)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._show_menu)
-        # The counts are always whole; a folder shows its own name, and under it where it is, cut at its start
-        # (name_first.py): cut in the middle, "/tmp/s…n/home" had lost the name a person knows it by, and beside
-        # the name, in the ~120 px the counts leave at 1280×800, two folders named "files" both read "files /t…nc".
+        # The counts are always whole; a folder shows its own name, and under it where it is, cut in its middle by
+        # whole folders (name_first.py): one line cut in the middle, "/tmp/s…n/home" had lost the name a person
+        # knows it by, and beside the name, in the ~120 px the counts leave at 1280×800, two folders named "files"
+        # both read "files /t…nc"; cut at its start, every folder under one long parent read "…omer-files".
         self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.tree.setItemDelegateForColumn(0, NameFirstDelegate(self.tree, below=True))
         self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

@@ -1,9 +1,10 @@
 """A list cell that shows a folder's or a file's own name first, then, greyed, where it is: a person knows a
 folder by its name ("home", "notes"), and cut in the middle a long path kept its start and lost the name
 ("/tmp/s…n/home"). The name is cut last, only when the cell cannot hold it alone; the place gives way first.
-In a narrow list (the library pane) the place goes on a line of its own under the name, cut at its start: the
-folders nearest the name tell two alike apart ("files" in …/searchapp-sync and …/searchapp-async), where one line
-cut in the middle left "files /t…nc".
+In a narrow list (the library pane) the place goes on a line of its own under the name, cut in its middle by whole
+folders: its first folder and its last ones ("/tmp/…/searchapp-sync" and "/tmp/…/searchapp-async" for two folders
+named "files"), where one line beside the name left "files /t…nc". Cut at its start, every folder under one long
+parent read "…omer-files" alike and said nothing of where it is (a newcomer's pane); its tooltip has it whole.
 
 The item's text stays the whole path (what is read aloud, copied, compared); the cell's (name, where) is set
 beside it in NAME_FIRST_ROLE, with a mark that is never cut ("(missing)"). Painted as plain text: a name is never markup."""
@@ -16,7 +17,7 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, Q
 from PySide6.QtGui import QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-__all__ = ["NAME_FIRST_ROLE", "NameFirstDelegate", "fit_name_first", "fit_below", "cut_at_start"]
+__all__ = ["NAME_FIRST_ROLE", "NameFirstDelegate", "fit_name_first", "fit_below", "cut_at_start", "cut_in_middle"]
 
 NAME_FIRST_ROLE = Qt.ItemDataRole.UserRole + 7  # (name, where[, mark]), or None for a cell painted as usual
 GAP = "   "  # between the name and where it is
@@ -47,16 +48,37 @@ def cut_at_start(where: str, fm: QFontMetrics, width: int) -> str:
     return fm.elidedText(where, Qt.TextElideMode.ElideLeft, width)
 
 
+def cut_in_middle(where: str, fm: QFontMetrics, width: int) -> str:
+    """`where` in `width` pixels, cut in its middle: whole when it fits, else its first folder, "…" and as many of
+    its last folders as fit ("/home/…/Clients/Acme"), else "…" and its last folder whole ("…/searchapp-sync"),
+    else its start and its end to the letter ("/wor…er-files"). The end tells two places apart, the start which
+    disk or home they are on; a whole folder's name reads better than the start and the end of two."""
+    if fm.horizontalAdvance(where) <= width:
+        return where
+    seps = [i for i, ch in enumerate(where) if ch in "/\\"]
+    first = next((i for i in seps if i > 0), None)  # the end of the first folder ("/home", "~", "C:")
+    if first is not None:
+        for i in (i for i in seps if i > first + 1):  # the tail with the most folders that fits
+            cut = where[:first + 1] + "…" + where[i:]
+            if fm.horizontalAdvance(cut) <= width:
+                return cut
+    last = where[seps[-1]:] if seps and seps[-1] > 0 else ""
+    if last and fm.horizontalAdvance("…" + last) <= width:
+        return "…" + last
+    return fm.elidedText(where, Qt.TextElideMode.ElideMiddle, width)
+
+
 def fit_below(name: str, where: str, fm: QFontMetrics, width: int, mark: str = "") -> tuple[str, str]:
     """(name and mark, where) for two lines of `width` pixels: each has the whole width, so the name is cut only
-    when it alone is wider (at its end, its mark kept), and where it is keeps its end (cut_at_start)."""
+    when it alone is wider (at its end, its mark kept), and where it is keeps its start and its end
+    (cut_in_middle)."""
     shown = fm.elidedText(name, Qt.TextElideMode.ElideRight, max(0, width - fm.horizontalAdvance(mark))) + mark
-    return shown, cut_at_start(where, fm, width) if where else ""
+    return shown, cut_in_middle(where, fm, width) if where else ""
 
 
 class NameFirstDelegate(QStyledItemDelegate):
     """Paints a cell that has NAME_FIRST_ROLE as its name, then where it is in grey, shortened by `cut`, or with
-    `below`, on a second line cut at its start (fit_below); any other cell as usual."""
+    `below`, on a second line cut in its middle (fit_below); any other cell as usual."""
 
     def __init__(self, parent: Optional[QObject] = None, cut: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle,
                  below: bool = False) -> None:

@@ -88,8 +88,8 @@ ALIKE = ["/tmp/t7q/projects/searchapp-sync/files", "/tmp/t7q/projects/searchapp-
 
 
 def test_folders_of_one_name_are_told_apart_by_the_end_of_their_place(qtbot, panel):
-    """In the pane at 1280×800 the place under a folder's name keeps its end, the folder it is in, whole: cut in
-    the middle, two folders named "files" read "files /t…nc" and "files /tm…nc"."""
+    """In the pane at 1280×800 the place under a folder's name keeps its start and its end on a line of its own:
+    beside the name, two folders named "files" read "files /t…nc" and "files /tm…nc"."""
     panel.set_status(status_of(ALIKE))
     tree = panel.tree
     seen = []
@@ -99,7 +99,8 @@ def test_folders_of_one_name_are_told_apart_by_the_end_of_their_place(qtbot, pan
         shown = painted_text(tree, tree.indexFromItem(item, 0))
         place, name = path.rsplit("/", 1)
         assert shown[0] == name, shown
-        assert len(shown) == 2 and place.endswith(shown[1].lstrip("…")), shown  # the end of the place kept
+        start, _, end = shown[1].rpartition("…")
+        assert len(shown) == 2 and place.startswith(start) and place.endswith(end) and end, shown
         assert len(shown[1]) >= 12, shown  # enough of it to read, not "…on"
         assert path in item.toolTip(0)
         seen.append(tuple(shown))
@@ -148,3 +149,39 @@ def test_a_folder_being_added_keeps_its_row_before_during_and_after_its_sync(qtb
     after = names()
     assert (waiting, during, after) == (expected, expected, expected)
     assert panel.tree.topLevelItem(0).text(3) == "just now" != "syncing…"
+
+
+def test_folders_under_one_long_parent_keep_its_start_and_end_and_their_names(qtbot, panel):
+    """A newcomer's four folders under /work/newcomer-files each read "…omer-files" under their names (cut at the
+    start, the place said nothing): cut in the middle, the start and the end stay, and the tooltip has it whole."""
+    parent = "/work/newcomer-files"
+    paths = [f"{parent}/{n}" for n in ("docling", "pdf-renamed", "personal", "tika")]
+    st = status_of(paths)
+    for r, (files, members, chunks) in zip(st.roots, [(191, 0, 592), (55, 0, 1165), (17, 3, 40), (481, 211, 6465)], strict=True):
+        r.files, r.members, r.chunks = files, members, chunks
+    panel.set_status(st)
+    tree = panel.tree
+    for row, path in enumerate(paths):
+        item = tree.topLevelItem(row)
+        shown = painted_text(tree, tree.indexFromItem(item, 0))
+        assert len(shown) == 2 and path.rsplit("/", 1)[1].startswith(shown[0].rstrip("…")), shown
+        start, cut, end = shown[1].rpartition("…")
+        assert shown[1] == parent or (cut and len(start) >= 3 and parent.startswith(start) and parent.endswith(end)
+                                      and len(end) >= 3), shown  # "/wor…r-files", not "…omer-files"
+        assert path in item.toolTip(0)
+
+
+def test_a_place_is_cut_in_its_middle_by_whole_folders_while_they_fit(qtbot):
+    from PySide6.QtWidgets import QLabel
+
+    from searchapp.gui.name_first import cut_in_middle
+
+    fm = QLabel().fontMetrics()
+    place = "/home/me/Documents/Work/Clients/Acme"
+    width = fm.horizontalAdvance
+    assert cut_in_middle(place, fm, width(place)) == place  # whole when it fits
+    assert cut_in_middle(place, fm, width("/home/…/Clients/Acme") + 2) == "/home/…/Clients/Acme"
+    assert cut_in_middle(place, fm, width("…/Acme") + 2) == "…/Acme"  # not even the first folder: the last whole
+    tight = cut_in_middle("/work/newcomer-files", fm, width("/work/newcomer") - 1)  # no folder to leave out
+    head, _, tail = tight.partition("…")
+    assert head and tail and "/work/newcomer-files".startswith(head) and "/work/newcomer-files".endswith(tail), tight
