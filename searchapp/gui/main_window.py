@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
         rl.addWidget(self.filter_bar)
         rl.addWidget(self.notice)
         rl.addWidget(self.right_split, 1)
-        self.main_split = _splitter("mainSplit", Qt.Orientation.Horizontal, (self.library_panel, right), [290, 990])
+        self.main_split = _splitter("mainSplit", Qt.Orientation.Horizontal, (self.library_panel, right), [340, 940])
 
         central = QWidget()
         cl = QVBoxLayout(central)
