@@ -26,7 +26,7 @@ from typing import Any, Optional, Sequence
 from ..cjk import cjk_chars, is_cjk
 from ..lexical import Fragment
 from ..scope import (HEADER_CHARS, HEADER_LINES, HEADER_PASSAGES, MESSAGE, _phrase, fold, header_terms, holds_header,
-                     holds_tag)
+                     holds_tag, name_prefilter)
 
 __all__ = ["PgScope", "prefix_range", "glob_pattern", "term_test"]
 
@@ -47,39 +47,6 @@ def prefix_range(prefix: str) -> tuple[str, Optional[str]]:
             return prefix, text[:-1] + chr(nxt)
         text = text[:-1]
     return prefix, None
-
-
-def name_prefilter(globs: Sequence[str]) -> Optional[list[str]]:
-    """LIKE patterns, one a glob, that every path the globs can match meets, or None (read every path) when a
-    glob has no ASCII literal run. Why it is exact: an ASCII path folds as lower() does in the "C" collation, so a
-    glob's literal run, folded, is in its lowered path; a path with any other character (one byte a character
-    fails) is always read, as its folding (ß is ss, the ligature ﬁ is fi) is Python's to decide."""
-    likes = []
-    for glob in globs:
-        run = max(_literal_runs(fold(glob) or ""), key=len, default="")
-        if not run or not run.isascii():
-            return None
-        likes.append("%" + re.sub(r"([\\%_])", r"\\\1", run) + "%")
-    return likes
-
-
-def _literal_runs(glob: str) -> list[str]:
-    """The runs of a glob between its wildcards and classes (glob_pattern's reading)."""
-    runs, run, i = [], "", 0
-    while i < len(glob):
-        ch = glob[i]
-        if ch in "*?[":
-            runs.append(run)
-            run = ""
-            if ch == "[":  # a class: to its end (a ']' right after '[' or '[^' is a member)
-                end = glob.find("]", i + (3 if glob[i + 1: i + 2] == "^" else 2))
-                if end < 0:
-                    return []  # an unclosed class matches nothing: no run to ask by (and nothing found anyway)
-                i = end
-        else:
-            run += ch
-        i += 1
-    return [*runs, run]
 
 
 @lru_cache(maxsize=64)
@@ -161,6 +128,10 @@ class PgScope:
         ids = [int(i) for i, path in self.rows(sql, params)
                if any(p.fullmatch(fold(path.rsplit(os.sep, 1)[-1]) or "") for p in patterns)]
         return "f.id = ANY(?::bigint[])", [ids]
+
+    def files_named(self, globs: Sequence[str]) -> Fragment:
+        """scope.ScopeQueries.files_named: name_fragment's entries read once, as their ids (it reads them so)."""
+        return self.name_fragment(globs)
 
     def header_fragment(self, field: str, values: Sequence[str]) -> Fragment:
         """scope.header_matches' meaning: messages whose `field` header line holds one of `values`. The server
