@@ -96,7 +96,7 @@ def name_matches(globs: Sequence[str]) -> Fragment:
     if likes is None:
         return test, params
     # The paths that can match first, in C (SQLite's LIKE folds ASCII case): the name itself, cut by rtrim() over
-    # the path's characters and folded by a Python call, cost ~2.5 us a path, 250 ms a search at 100,000 files
+    # the path's characters and folded by a Python call, cost ~2.5 us a path, 230-290 ms a search at 100,000 files
     # (tests/benchmarks/bench_named_scan.py). A path with a character that is not ASCII (more bytes than
     # characters) is always tested whole, as a shared library's are (name_prefilter).
     near = " OR ".join("f.path LIKE ? ESCAPE '\\'" for _ in likes)

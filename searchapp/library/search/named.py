@@ -3,7 +3,8 @@ the words index, so it found only what meaning made of the word (a newcomer: the
 top 10, rows of meaning noise were). The files named like it come first, newest first, marked as such, then what
 meaning found; the note says so and how to list them all (`name:`, the query syntax's own way). Decision 0160.
 
-Asked for a plain query of a few words (a full scan of the names, ~10-100 ms for 100,000 files). Where the words
+Asked for a plain query of a few words (one pass over the names, read once for the files indexed and the others:
+Store.files_named; 15-21 ms at 100,000 files, tests/benchmarks/bench_named_scan.py). Where the words
 side found nothing, the files named like it come first whatever their number; where it found something, only for
 a query of two words or more that FEW or fewer files hold in their names, each as a whole word (decision 0181):
 "Screenshot 2024-05-02 at 10.14.22", typed as a newcomer read it in their Downloads, was not in the top 100 (its
@@ -171,7 +172,7 @@ def put_named_first(store: Store, result: SearchResult, query: str, k: int,
     if not words or len(words) > MAX_WORDS:
         return  # a question, not a name
     scope = filters.where() if filters is not None and filters.active else None
-    # The names read once for both questions below (at 100,000 files a pass over them was ~10 ms more each)
+    # The names read once for both questions below (at 100,000 files a second pass over them was ~12 ms more)
     names = store.files_named([_glob(words)])
     named = named_files(store, query, k, scope, whole_words=found, names=names)
     if named is None:

@@ -10,7 +10,7 @@ postings, and FTS5 itself (tokens.matching, an in-memory table with the desktop'
 hold the phrase, with the very expression the desktop runs; their files go into the fragment as one array
 parameter. `name:` compares names folded as the desktop's fold() does, in Python (PostgreSQL has no GLOB, and its
 case folding follows the server's collation, not Python's casefold), over the paths the server says can match:
-those holding the glob's ASCII literal in any case, and every path with another character (name_prefilter).
+those holding the glob's ASCII literal in any case, and every path with another character (scope.name_prefilter).
 
 Every fragment is SQLite's form (`?` values, `f.`/`c.` columns) run through sql_shim.to_psycopg, as the filters'
 are; every value is a parameter.

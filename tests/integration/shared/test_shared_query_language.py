@@ -287,7 +287,7 @@ def test_a_prefixs_scores_read_the_terms_by_the_scopes_own_test(engines, monkeyp
 
 
 def test_name_reads_only_the_paths_that_can_match(engines, monkeypatch):
-    """`name:` asks the server only for the paths that can match (pg_scope.name_prefilter: a glob's ASCII literal
+    """`name:` asks the server only for the paths that can match (scope.name_prefilter: a glob's ASCII literal
     in any case, or a path with any other character, which Python folds) and finds what the desktop finds."""
     lite, shared = engines
     store = shared.store
