@@ -14,7 +14,7 @@ from ..base.progress import LOADING_NOTE, Progress, step_text
 from ..base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
 from ..base.terminal import printable
 
-__all__ = ["TerminalProgress"]
+__all__ = ["TerminalProgress", "slow_wordings"]
 
 _UNITS = {"scanning": " files", "files": " files", "rebuilding index": " vectors", "passages": " passages",
           "ocr": " files", "rereading": " files"}
@@ -29,6 +29,7 @@ REDRAW_S = 0.1
 MIN_BAR = 12  # columns the bar itself keeps: at 120 columns a long postfix had left it one wide, and cut
 _FOLDER_CHARS = 16  # of a folder's name in a bar's title, at most
 _FIXED = 26  # the rest of _FORMAT's line: ": 100%|", "| ", "/", " [", the elapsed time, ", " and "]"
+_MIN_NAME = 8  # characters of a slow file's path kept at least, its name's end: fewer name nothing
 _KEEP = len("about 59 min left")  # the postfix room the sync's step leaves the time left, where it can
 
 
@@ -76,6 +77,23 @@ def _wordings(note: str) -> list[str]:
     if note == LOADING_NOTE:
         return [note, "loading the model"]
     return [note]
+
+
+def slow_wordings(p: Progress, room: int) -> list[str]:
+    """A file read for long, as the window names it ("reading …/pdfcopy/testPDF_angles.pdf, 14 s…"), its path cut
+    from the front to `room` columns: "reading one file for long…" alone, for 14 s, left the person nothing to
+    leave out (a newcomer). Escaped: a file named with a terminal's escape sequences must not drive it."""
+    slow, name = printable(p.slow), printable(p.message)
+    if len(slow) <= room or not name or name not in slow:
+        return [slow, "reading one file for long…"]
+    # the name's end in the room left, "reading " given up before the name is cut below _MIN_NAME (80 columns)
+    for said in (slow, slow.removeprefix("reading ")):
+        over = len(said) - room
+        if over <= 0:
+            return [said]
+        if len(name) - over - 1 >= _MIN_NAME:
+            return [said.replace(name, "…" + name[over + 1:], 1)]
+    return ["reading one file for long…"]
 
 
 def _bar_title(key: str, folder: str, chars: int = _FOLDER_CHARS) -> str:
@@ -177,9 +195,6 @@ class TerminalProgress:
         # terminal showed "13.5 passages/s, abou…": where the rate and the time left do not both fit, the time left
         postfix = [[pace] if left is None else [f"{pace}, about {format_left(left)} left",
                                                 f"about {format_left(left)} left"]] if pace else []
-        if p.slow:  # "reading big-scan.pdf, 40 s…" (library/sync/slow_read.py): one file, not a hang; first. Its
-            # name escaped: a file named with a terminal's escape sequences must not drive the terminal
-            postfix.insert(0, [printable(p.slow), "reading one file for long…"])
         if key == "passages" and p.message:
             postfix += [_wordings(part) for part in p.message.split(" · ")  # meaning_rate.aside_note's
                         if part.startswith("slowed for") or part == LOADING_NOTE]
@@ -189,6 +204,8 @@ class TerminalProgress:
         desc = _with_step(self._stage, p, room)  # the step as the window says it, shorter on a narrow terminal
         if desc != self._bar.desc:
             self._bar.set_description_str(desc, refresh=False)
+        if p.slow:  # "reading big-scan.pdf, 40 s…" (library/sync/slow_read.py): one file, not a hang; first
+            postfix.insert(0, slow_wordings(p, room - len(desc)))
         self._bar.set_postfix_str(_fit(postfix, room - len(desc)), refresh=False)
         self._bar.refresh()
 

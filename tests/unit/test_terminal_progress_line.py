@@ -257,16 +257,21 @@ def test_the_time_left_is_taken_again_at_every_report_a_steady_pace_counts_it_do
     bar.close()
 
 
-def test_a_file_read_for_long_is_named_on_the_line(monkeypatch):
+@pytest.mark.parametrize("name, said", [
+    ("big-scan.pdf", "[00:00, big-scan.pdf, 40 s…]"),
+    # A newcomer's 80-column line said "reading one file for long…" for 14 s, where the window named the file: the
+    # path is cut from its front to the room left, the file's own name kept
+    ("/work/newcomer-files/pdfcopy/testPDF_childAttachments.pdf", "[00:00, …tachments.pdf, 40 s…]")])
+def test_a_file_read_for_long_is_named_on_the_line(monkeypatch, name, said):
     """A 400-page scan read for minutes left the bar on one count, and a newcomer stopped the sync as hung: the sync
     reports the file again with its seconds (library/sync/slow_read.py), and the line says them first."""
     err = io.StringIO()
     monkeypatch.setattr("sys.stderr", err)
-    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("COLUMNS", "80")
     bar = TerminalProgress(enabled=True, clock=lambda: 0.0)
-    bar(Progress("extracting", 7, 3000, "big-scan.pdf", slow="reading big-scan.pdf, 40 s…"))
+    bar(Progress("extracting", 7, 3000, name, slow=f"reading {name}, 40 s…"))
     line = err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
-    assert "7/3000" in line and "reading big-scan.pdf, 40 s…" in line, line
+    assert "7/3000" in line and said in line and len(line) <= 80, line
     bar.close()
 
 

@@ -100,12 +100,20 @@ def stopped_text(rep: SyncReport, meaning: tuple[int, int], paths: list[str]) ->
     ones after it were not added yet, and are named again."""
     embedded, passages = meaning
     files = rep.added + rep.updated
-    kept = f"{counted(files, 'file')} added or updated, " if files else ""
+    # "what was finished is kept (7,096 of 7096 passages embedded)" after a stop before any file was read: the
+    # passages were other folders', the one file the bar counted was not kept, and the two figures were written two
+    # ways (a newcomer). The files this sync kept come first, said as none where none was; the passages are the
+    # library's, said so, both figures grouped.
+    said = [f"{counted(files, 'file', grouped=True)} added or updated before the stop {'is' if files == 1 else 'are'}"
+            " kept"] if files else []
+    if rep.ocr_pending:  # scans recorded to wait for OCR: rows of the folder too (status counts them)
+        said.append(f"{counted(rep.ocr_pending, 'file', grouped=True)} kept waiting for OCR")
+    kept = ", ".join(said) or "no file was read to its end before the stop: none added yet"
     rest = ", the rest searchable by their words" if embedded < passages else ""
     again = " ".join(["searchapp index", *(shlex.quote(printable(p)) for p in paths)] if len(paths) > 1 else
                      ["searchapp index"])
-    return (f"stopped: what was finished is kept ({kept}{embedded:,} of {counted(passages, 'passage')} embedded"
-            f"{rest}); `{again}` goes on from there")
+    return (f"stopped: {kept}; {embedded:,} of the library's {counted(passages, 'passage', grouped=True)} embedded"
+            f"{rest}; `{again}` goes on from there")
 
 
 def _passages_detail(total: SyncReport) -> str:

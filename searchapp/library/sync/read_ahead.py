@@ -278,6 +278,11 @@ class ReadAhead:
         out = results[i - lo]
         return out if isinstance(out, Read) else None
 
+    def ready(self, i: int) -> bool:
+        """Never: what the worker read ahead was not told as read (the progress counts the files the sync writes), so
+        a stop drops it and stops at once, as the person asked; the next sync reads it again. ReadInGroups's differ."""
+        return False
+
     def _worker_died(self) -> bool:
         """Whether the worker process has ended though its pool did not say so: killed while it sent a result, it
         leaves half a message in the pipe, and the pool's own thread waits for the rest for ever (the sync waited

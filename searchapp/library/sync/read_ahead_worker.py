@@ -107,16 +107,28 @@ def read_files(paths: Sequence[str], old_shas: Sequence[Optional[str]], config: 
     put together in one pass for them all (ChunkingTokenizer.token_bounds_many: one tokenizer call and one numpy
     pass for a group of small files, not one per file), then each chunked. The passages are the very ones each
     file's own chunking gives. A cancel leaves None (the sync's own cancel check follows) for every file it stops
-    and every file after it."""
+    and every file after it, and the files read before it are chunked all the same where their text is small (one
+    pass, `bounds`): a cancel in the middle of a group had lost the whole group read so far, and the sync, which
+    keeps the files read before a stop, had none to keep (a newcomer's 55 PDFs: "1/55", then 0 files kept)."""
+    from ...base.errors import Cancelled
+
     got: list[Optional[Read | _Extracted]] = []
     for k, (p, s) in enumerate(zip(paths, old_shas, strict=True)):
-        if cancel is not None and cancel.cancelled:
+        try:
+            if cancel is not None and cancel.cancelled:
+                raise Cancelled("cancelled")
+            got.append(_extract(p, s, config, cancel, None if clocks is None else clocks[k]))
+        except Cancelled:  # inside this file's extraction, or before it
             got += [None] * (len(paths) - k)
             break
-        got.append(_extract(p, s, config, cancel, None if clocks is None else clocks[k]))
+    from ...ingest.chunking import SEGMENT_CHARS
+
     bounds = _bounds_of([g for g in got if isinstance(g, _Extracted)], encoder)
-    return [_chunk(g, config, encoder, cancel, bounds.get(id(g))) if isinstance(g, _Extracted) else g
-            for g in got]
+    # after a cancel, a text of one tokenizer segment is still cut (a moment's work); a longer one is cut under the
+    # cancel, which stops it (None: the sync stops there)
+    after = None if cancel is not None and cancel.cancelled else cancel
+    return [_chunk(g, config, encoder, after if len(g.doc.text) <= SEGMENT_CHARS else cancel, bounds.get(id(g)))
+            if isinstance(g, _Extracted) else g for g in got]
 
 
 @dataclass

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from functools import partial
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from ...base.member_paths import display_name
 from ...base.config import Config
@@ -141,6 +142,7 @@ class _Sync:
         self.max_bytes = int(config.scan.max_file_mb * 2**20)
         self.ahead: Optional[ReadAhead | ReadInGroups] = None
         self.slot: dict[int, int] = {}
+        self.said = 0  # the last file whose reading the progress told (a group read tells each as it reads it)
         # (file id, size, mtime, ctime) of entries kept as they were whose stat is new: written a few hundred at a
         # time (`write_kept`), and when a cancel stops the sync
         self.touched: list[tuple[int, int, int, Optional[int]]] = []
@@ -220,21 +222,22 @@ class _Sync:
 
     def read_all(self, files: list[ScannedFile], before_scan: Optional[tuple[float, float]]) -> None:
         """Each scanned file in turn: kept when unchanged, read otherwise; then the last batch is committed."""
-        total = len(files)
         self.ahead, self.slot = _read_ahead(files, self.existing, self.members, self.config, self.encoder,
-                                            self.batcher.cancel, before_scan)
+                                            self.batcher.cancel, before_scan, partial(self.reading, files))
         self.same = SamePassages(self.store, [old.id for f in files if (old := self.existing.get(stored_name(f.path)))
                                               is not None and old.status == "indexed"
                                               and (newer_reader(old) or self.members_to_read(stored_name(f.path)))])
         try:
             for i, f in enumerate(files, start=1):
-                self.batcher.check_cancel()
+                # a stop keeps every file read before it: one its group read already has is written, not dropped
+                if self.ahead is None or i not in self.slot or not self.ahead.ready(self.slot[i]):
+                    self.batcher.check_cancel()
                 if len(self.touched) >= KEPT_AT_ONCE:
                     self.write_kept()
                 path = stored_name(f.path)
                 self.seen.add(path)
                 old = self.existing.get(path)
-                report(self.progress, "extracting", i, total, display_name(path))  # a name not UTF-8 as guessed
+                self.reading(files, i)
                 if old is not None and not _needs_reading(old, f) and not self.members_to_read(path):
                     self.keep_unchanged(path, old, f)
                     continue
@@ -253,11 +256,19 @@ class _Sync:
             self.write_kept()
         except Cancelled:
             self.write_kept()  # what was found unchanged is kept: the next sync does not read it again
+            self.batcher.flush()  # and what was read and queued, however the cancel came (flush_and_stop's, mostly)
             raise
         finally:
             self.batcher.close()  # a batch still in flight (an error stopped the reading) ends before the sync does
             if self.ahead is not None:
                 self.ahead.close()
+
+    def reading(self, files: list[ScannedFile], i: int) -> None:
+        """The progress told that the i-th of `files` is being read, once: by its group read (ReadInGroups, as it
+        reads it) or by the loop."""
+        if i > self.said:
+            self.said = i
+            report(self.progress, "extracting", i, len(files), display_name(stored_name(files[i - 1].path)))
 
     def write_kept(self) -> None:
         """The rows of the entries kept as they were, so far: their new stats, and the readers of those read again."""
@@ -382,8 +393,8 @@ class _Sync:
 
 
 def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members: dict[str, list[str]], config: Config,
-                encoder: PassageEncoder, cancel: Optional[CancelToken], before_scan: Optional[tuple[float, float]]
-                ) -> tuple[Optional[ReadAhead | ReadInGroups], dict[int, int]]:
+                encoder: PassageEncoder, cancel: Optional[CancelToken], before_scan: Optional[tuple[float, float]],
+                began: Optional[Callable[[int], None]] = None) -> tuple[Optional[ReadAhead | ReadInGroups], dict[int, int]]:
     """A worker reading ahead the files this sync will read and chunk itself otherwise (not the unchanged ones,
     containers, files without a known suffix (their bytes may say mbox) or images waiting for OCR, which stay
     in-process); where it would not pay (read_ahead.py: fewer than MIN_FILES such files, one core or none free, an
@@ -411,7 +422,9 @@ def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members:
         ahead = ReadAhead(paths, old_shas, config, spec, cancel)
         if ahead.alive:
             return ahead, slot
-    return ReadInGroups(paths, old_shas, sizes, config, encoder, cancel), slot
+    numbers = sorted(slot, key=slot.__getitem__)  # the place in the worker's list -> the file's number
+    return ReadInGroups(paths, old_shas, sizes, config, encoder, cancel,
+                        None if began is None else lambda k: began(numbers[k])), slot
 
 
 def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: str, status: str, reason: str,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from notes_folder import cli, make_notes
 
 
@@ -62,8 +64,55 @@ def test_an_index_stopped_while_embedding_says_what_it_kept_and_the_next_goes_on
     cancel = CancelToken()
     assert cmd_index(args, load_config(data), _StopsAfterABatch(cancel), cancel) == 130
     err = capsys.readouterr().err.strip()
-    said = re.fullmatch(r"searchapp: stopped: what was finished is kept \(8 files added or updated, (\d+) of 8 passages "
-                        r"embedded, the rest searchable by their words\); `searchapp index` goes on from there", err)
+    said = re.fullmatch(r"searchapp: stopped: 8 files added or updated before the stop are kept; (\d+) of the library's "
+                        r"8 passages embedded, the rest searchable by their words; `searchapp index` goes on from there",
+                        err)
     assert said is not None, err
     code, out, _ = cli(capsys, "--data-dir", str(data), "index")
     assert code == 0 and f"({8 - int(said.group(1))} embedded" in out, out
+
+
+def test_an_index_stopped_while_a_group_of_files_is_read_keeps_those_read_and_says_so(tiny_cli, tmp_path, capsys,
+                                                                                      monkeypatch):
+    """A newcomer's Ctrl+C while 55 PDFs were read as one group (read_groups.py): the bar stood on "1/55" naming the
+    first file, the cancel inside the fifth PDF's extraction dropped the whole group, and the line said "what was
+    finished is kept (7,096 of 7096 passages embedded)" while the folder held 0 files. Now each file is told as the
+    group reads it, those read before the stop are written, and the line says how many."""
+    import sqlite3
+
+    from searchapp.base.config import load_config
+    from searchapp.base.progress import CancelToken
+    from searchapp.cli.commands.index import cmd_index
+    from searchapp.cli.parser import parse_command_line
+    from searchapp.ingest import extractors
+
+    monkeypatch.delenv("SEARCHAPP_NO_READ_AHEAD", raising=False)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(8):  # read_groups.MIN_GROUPED: one group of eight, in this process
+        (notes / f"n{i}.txt").write_text(f"Note {i} on the harbour tides and the kayak club.", encoding="utf-8")
+    stop, told = CancelToken(), []
+    real = extractors.extract
+
+    def extract(path, *a, cancel=None, **kw):  # Ctrl+C as n2 is read, stopping its extraction (as a PDF's does)
+        if path.name == "n2.txt":
+            stop.cancel()
+            cancel.check()
+        return real(path, *a, cancel=cancel, **kw)
+
+    monkeypatch.setattr(extractors, "extract", extract)
+
+    def progress(p):
+        if p.stage == "extracting":
+            told.append((p.done, p.message.rsplit("/", 1)[-1]))
+
+    progress.close = lambda: None
+    data = tmp_path / "lib"
+    args = parse_command_line(["--data-dir", str(data), "index", "--words-only", str(notes)])
+    assert cmd_index(args, load_config(data), progress, stop) == 130
+    err = capsys.readouterr().err
+    assert "stopped: 2 files added or updated before the stop are kept;" in err, err
+    with sqlite3.connect(data / "library.sqlite") as db:
+        kept = sorted(Path(p).name for (p,) in db.execute("select path from files"))
+    assert kept == ["n0.txt", "n1.txt"]
+    assert told[:3] == [(1, "n0.txt"), (2, "n1.txt"), (3, "n2.txt")]  # told as the group read each, not "1/8" throughout

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from searchapp.base.member_paths import MEMBER_SEP
 from searchapp.cli.commands.index import print_report
 from searchapp.library.sync.contract import SyncReport
@@ -72,3 +74,20 @@ def test_files_left_out_on_purpose_are_named_by_their_rule(capsys):
     assert err.startswith("2 files left out on purpose (") and "lockfile: 1 file" in err and "secret: 1 file" in err, err
     print_report(SyncReport(scanned=1, left_out=keys), as_json=True)
     assert '"left_out": [{"path": "/h/.ssh/id_rsa", "reason": "secret: ' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("report, meaning, paths, said", [
+    # a newcomer's Ctrl+C before the first PDF was read to its end: "what was finished is kept (7,096 of 7096
+    # passages embedded)", the passages other folders', the figures written two ways
+    (SyncReport(), (7096, 7096), ["/f/pdfcopy"], "stopped: no file was read to its end before the stop: none added "
+     "yet; 7,096 of the library's 7,096 passages embedded; `searchapp index` goes on from there"),
+    (SyncReport(added=1), (0, 1), [], "stopped: 1 file added or updated before the stop is kept; 0 of the library's 1 "
+     "passage embedded, the rest searchable by their words; `searchapp index` goes on from there"),
+    (SyncReport(added=1200, updated=34, ocr_pending=12), (2000, 12_500), ["/a", "/b c"], "stopped: 1,234 files added "
+     "or updated before the stop are kept, 12 files kept waiting for OCR; 2,000 of the library's 12,500 passages embedded, the rest searchable by their "
+     "words; `searchapp index /a '/b c'` goes on from there"),
+])
+def test_a_stopped_index_says_the_files_it_kept_and_the_librarys_passages(report, meaning, paths, said):
+    from searchapp.cli.commands.index import stopped_text
+
+    assert stopped_text(report, meaning, paths) == said
