@@ -7,6 +7,7 @@ from typing import Any
 __all__ = [
     "SearchAppError",
     "ConfigError",
+    "QueryError",
     "DataDirError",
     "HeldElsewhere",
     "ExtractionError",
@@ -31,6 +32,11 @@ class SearchAppError(Exception):
 
 class ConfigError(SearchAppError):
     exit_code = 2
+
+
+class QueryError(ConfigError):
+    """A value the query itself holds is refused (a date field mistyped: after:2026-13-01), as its flag would be.
+    Exit 2; the window says it over the emptied list, no dialog: it searches as the person types."""
 
 
 class DataDirError(ConfigError):

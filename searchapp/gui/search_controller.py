@@ -17,7 +17,7 @@ from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLineEdit, QSpinBox, QTableView
 
 from ..base.config import Config
-from ..base.errors import SecretFileError
+from ..base.errors import QueryError, SecretFileError
 from ..base.types import Hit
 from ..library import LibraryStatus, SearchResult
 from ..library.search.preview import FileText, file_text
@@ -258,7 +258,8 @@ class SearchController(QObject):
         why = str(exc).strip() or type(exc).__name__
         self.empty.show_failed(self.search_box.text(), why)
         self._say_of_list("Search failed", 0)
-        self.tools.report_error(exc, tb)
+        if not isinstance(exc, QueryError):  # a date typed half (after:202) is said over the list, not in a dialog
+            self.tools.report_error(exc, tb)
 
     def show_similar(self, path: str, page: Optional[int], job: JobFn, k: int) -> None:
         """Show the files like `path` (`job` finds them): a chip says so in place of the query, whose words these

@@ -23,8 +23,9 @@ an exclusion or field is ignored, with a note. Each part is a subquery of one SQ
 how deep and wide a statement may be (600 ORs or 10,000 exclusions failed as a database error).
 
 Anything that does not parse (an unbalanced quote, a field without a value, an unknown field like foo:bar,
-a bad date, OR with nothing on one side) is searched as the words it contains and noted in `warnings`:
-never an error. `literal=True` turns all of this off. Semantic ranking uses `free_text`: the plain words,
+a date field's word like after:lunch, OR with nothing on one side) is searched as the words it contains and noted
+in `warnings`: never an error. The one exception is a date mistyped (a value that begins with a digit, after:2026-13-01):
+parsed as the field, it is refused by the search (filters_of), as --after refuses it. `literal=True` turns all of this off. Semantic ranking uses `free_text`: the plain words,
 the phrases, the OR alternatives, the prefixes' stems and the tags' words, in the order typed (exclusions and
 fields left out). A query with no syntax at all (`has_syntax` False) is searched exactly as before this module existed.
 How a long question is read (as prose, not syntax) is query/reading.py's job.
@@ -37,7 +38,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from ...base.errors import ConfigError
+from ...base.errors import ConfigError, QueryError
 from .filters import SearchFilters, parse_date, parse_types
 from .field_values import date_key, field_value, full_date, page_number
 
@@ -347,10 +348,15 @@ class _Parser:
             try:
                 parse_date(day or "", name)
             except ConfigError:
-                self.warn(f"{typed}: not a date like 2026-01-31, 2026-01, 2026 or 7d (days back; w, m, y): "
-                          "searched as words")
-                clauses.append(literal)
-                return
+                # A value that begins with a digit is a date mistyped (after:2026-13-01): searched as words it
+                # dropped the constraint and ranked the digits (a newcomer's "heat pump after:2026-13-01", 8 of 10
+                # rows spreadsheet numbers), so it is kept as the field, and the search refuses it as --after
+                # does (filters_of: parse_date's error). A word (after:lunch) is prose with a colon: words.
+                if not value[:1].isdigit():
+                    self.warn(f"{typed}: not a date like 2026-01-31, 2026-01, 2026 or 7d (days back; w, m, y): "
+                              "searched as words")
+                    clauses.append(literal)
+                    return
             values = [value]
         elif name == "page":
             page = page_number(value)
@@ -398,8 +404,11 @@ def filters_of(parsed: ParsedQuery) -> SearchFilters:
     """The query's folder, type and date fields as SearchFilters (name: and page: have no place there)."""
     folders = tuple(os.path.abspath(os.path.expanduser(f)) for f in parsed.folders)
     # (a value that is no date is handed on as typed: parse_date says what is wrong with it)
-    after = parse_date(full_date(parsed.after) or parsed.after, "after:") if parsed.after else None
-    before = parse_date(full_date(parsed.before) or parsed.before, "before:") if parsed.before else None
+    try:
+        after = parse_date(full_date(parsed.after) or parsed.after, "after:") if parsed.after else None
+        before = parse_date(full_date(parsed.before) or parsed.before, "before:") if parsed.before else None
+    except ConfigError as exc:
+        raise QueryError(str(exc)) from None
     return SearchFilters(folders, parsed.types, after, before)
 
 

@@ -331,6 +331,7 @@ def test_a_search_that_cannot_run_empties_the_list_and_says_why(qtbot, make_wind
     def down(*a, **kw):
         raise SearchAppError("cannot reach the shared library at db.example: Connection refused")
 
+    real = win.search.session.library.search
     monkeypatch.setattr(win.search.session.library, "search", down)
     win.search.search_box.setText("roof repair quote")
     with qtbot.waitSignal(win.errorShown, timeout=WAIT_MS):
@@ -342,3 +343,13 @@ def test_a_search_that_cannot_run_empties_the_list_and_says_why(qtbot, make_wind
     assert label.text() == ("The search for “roof repair quote” could not run: cannot reach the shared library at "
                             "db.example: Connection refused")
     assert win.statusBar().currentMessage() == "Search failed"
+
+    # a date mistyped in the query is refused as --after refuses it, said over the list, with no dialog: the
+    # window searches as the person types, and "after:202" is on the way to a date
+    monkeypatch.setattr(win.search.session.library, "search", real)
+    dialog = win.last_dialog
+    win.search.search_box.setText("lava after:2026-13-01")
+    win.run_search()
+    qtbot.waitUntil(lambda: "after: must be a date like" in label.text(), timeout=WAIT_MS)
+    assert label.text().startswith("The search for “lava after:2026-13-01” could not run: after: must be a date")
+    assert win.search.results_model.rowCount() == 0 and win.last_dialog is dialog
