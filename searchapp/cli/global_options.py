@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["accept_after_command"]
+__all__ = ["accept_after_command", "add_no_color"]
 
 _SHARED = (
     ("--data-dir", "library location (may also be given before the command)"),
@@ -16,6 +16,15 @@ _SHARED = (
     ("--library", "a shared library's postgresql:// address, or `local` for this desktop's own (may also be given "
                   "before the command)"),
 )
+
+
+def add_no_color(parser: argparse.ArgumentParser, marks: bool = True) -> None:
+    """`--no-color` on every command that prints results (search, saved run, similar, duplicates): a script passing
+    it to each was refused by `similar` ("unrecognized arguments", a newcomer). `marks`: whether the command marks
+    anything in colour; where not, the option is accepted and changes nothing."""
+    parser.add_argument("--no-color", action="store_true",
+                        help="never mark query words in bold (also: NO_COLOR set)" if marks else
+                        "accepted as `search` accepts it; this command marks nothing in colour")
 
 
 def accept_after_command(parser: argparse.ArgumentParser) -> None:

@@ -24,10 +24,29 @@ def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
     group = GROUP_OF.get(command_word(argv) or "")
     if group is not None:
         try:
-            return build_parser((group,), parser_class=_Declining).parse_args(argv)
+            return _parse(build_parser((group,), parser_class=_Declining), argv)
         except _Declined:
             pass
-    return build_parser().parse_args(argv)
+    return _parse(build_parser(), argv)
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """parse_args, with an option its command does not take refused by that command's parser: argparse refuses it
+    at the top, printing `searchapp`'s usage (`similar FILE --no-colour` showed every global option, not similar's)."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        _command_parser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
+def _command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command `args` were parsed for: `saved run`'s, `similar`'s, else `parser`."""
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]  # no public walk
+        name = getattr(args, subs[0].dest, None) if subs and subs[0].dest != argparse.SUPPRESS else None
+        if not isinstance(name, str) or name not in subs[0].choices:
+            return parser
+        parser = subs[0].choices[name]
 
 
 class _Declined(Exception):

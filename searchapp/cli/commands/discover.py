@@ -11,6 +11,7 @@ import textwrap
 from typing import TYPE_CHECKING, Optional, TextIO
 
 from ...base.config import Config
+from ..global_options import add_no_color
 from ...base.member_paths import display_name, display_path
 from ...base.plural import counted
 from ...base.terminal import printable
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--page", type=int, help="only this page of PATH (1-based) is the source")
     s.add_argument("--k", type=int, help="number of files (default from config: 10)")
     s.add_argument("--json", action="store_true", help="print JSON (the shape of `search --json`)")
+    add_no_color(s, marks=False)
     add_filter_options(s)
     s.set_defaults(handler=cmd_similar)
 
@@ -40,6 +42,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--threshold", type=float, metavar="T",
                    help="similarity 0..1 above which two files count as near duplicates (default 0.80)")
     s.add_argument("--json", action="store_true", help="print JSON")
+    add_no_color(s, marks=False)
     s.set_defaults(handler=cmd_duplicates)
 
 

@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ...base.config import Config
+from ..global_options import add_no_color
 from ...base.search_modes import SEARCH_MODES
 from ...base.plural import counted
 from ...base.terminal import printable, use_color
@@ -53,7 +54,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("name", metavar="NAME", type=typed_text)
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                    help="print JSON (as `search --json`, plus `saved`)")
-    p.add_argument("--no-color", action="store_true", help="never mark query words in bold")
+    add_no_color(p)
     p.set_defaults(handler=cmd_saved_run)
     p = ss.add_parser("remove", help="forget a saved search")
     p.add_argument("name", metavar="NAME", type=typed_text)

@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Protocol, TextIO
 
 from ...base.config import Config
+from ..global_options import add_no_color
 from ...base.errors import ConnectionLost, DataDirError, StoreError
 from ...base.search_modes import SEARCH_MODES
 from ...base.terminal import printable, use_color
@@ -50,7 +51,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--literal", action="store_true",
                    help='search the words as typed: no query syntax ("phrases", -word, OR, word*, type:, in:, ...)')
     s.add_argument("--json", action="store_true", help="print JSON")
-    s.add_argument("--no-color", action="store_true", help="never mark query words in bold (also: NO_COLOR set)")
+    add_no_color(s)
     s.add_argument("--wait", action="store_true",
                    help="wait for the vector index however long it takes to open: a hybrid search of a big library "
                         "otherwise answers by its words alone after about 2 s (said in a note and in --json)")

@@ -160,3 +160,28 @@ def _help_of(words):
     for w in words:
         p = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction)).choices[w]
     return p.format_help()
+
+
+@pytest.mark.parametrize("argv", [["search", "q"], ["saved", "run", "Energy"], ["similar", "/f.pdf"], ["duplicates"]])
+def test_every_command_that_prints_results_takes_no_color(argv):
+    """A script passing --no-color to every command was refused by `similar` ("unrecognized arguments")."""
+    from searchapp.cli.parser import parse_command_line
+
+    assert parse_command_line([*argv, "--no-color"]).no_color is True
+
+
+@pytest.mark.parametrize("argv, usage", [
+    (["similar", "/f.pdf", "--no-colour"], "usage: searchapp similar "),
+    (["saved", "run", "Energy", "--bogus"], "usage: searchapp saved run "),
+    (["status", "--bogus"], "usage: searchapp status "),
+])
+def test_an_unknown_option_prints_its_commands_usage(capsys, argv, usage):
+    """An option a command does not take printed the top-level usage (every global option, "COMMAND ..."), where
+    the command's own says what it takes."""
+    from searchapp.cli.parser import parse_command_line
+
+    with pytest.raises(SystemExit) as stop:
+        parse_command_line(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.startswith(usage), err
+    assert f"error: unrecognized arguments: {argv[-1]}" in err, err
