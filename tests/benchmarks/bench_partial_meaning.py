@@ -59,7 +59,7 @@ from typing import Optional
 from bench_quality import bench_config, load_collection, ndcg10
 
 from searchapp.base.search_modes import SEARCH_MODES
-from searchapp.store.vector_queue import PENDING_ORDER
+from searchapp.store.vector_queue import queue_order
 from searchapp.evaluation.ir import write_corpus
 from _common import cpu_note
 
@@ -84,7 +84,7 @@ def five_percent_copy(full: Path, five: Path, share: float = 0.05) -> tuple[int,
     shutil.copytree(full, five, ignore=shutil.ignore_patterns("*.lock", "vectors.*", "wanted.json", "searches.sqlite"))
     conn = sqlite3.connect(five / "library.sqlite")
     order = [r[0] for r in conn.execute(  # the meaning queue's own order
-        f"SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id {PENDING_ORDER}")]  # noqa: S608 (a constant)
+        f"SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id {queue_order()}")]  # noqa: S608 (a constant)
     keep = max(1, int(len(order) * share))
     with conn:
         conn.executemany("UPDATE chunks SET vector = x'' WHERE id = ?", [(i,) for i in order[keep:]])

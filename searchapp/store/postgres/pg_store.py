@@ -25,7 +25,7 @@ from ...base.entry_dates import clamped_ns, storable_ns
 from ...base.errors import ConfigError, ConnectionLost, NoSharedLibrary, StoreError
 from ...base.member_paths import MEMBER_SEP
 from ..file_records import entry_counts, entry_counts_sql, file_cols, stored_notes
-from ..vector_queue import PENDING_ORDER
+from ..vector_queue import queue_order
 from ..rows import ChunkRow, EntryCounts, FileRow, NewChunk, RootCounts, RootRow
 from ...base.library_address import shown
 from .pg_lexical import PgLexical
@@ -829,11 +829,11 @@ class PgStore(PgLexical, PgScope):
 
     def pending_order(self) -> np.ndarray:
         """The passages the meaning pass embeds, every file's first ones first, newest file first (the desktop's
-        PENDING_ORDER): those of the roots this writer holds (another machine embeds its own roots' passages at
+        queue_order): those of the roots this writer holds (another machine embeds its own roots' passages at
         the same time), all when it holds none."""
         where, params = self._pending_here()
         return np.array([r[0] for r in self.rows(
-            f"SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE {where} {PENDING_ORDER}",  # noqa: S608 (constants)
+            f"SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE {where} {queue_order()}",  # noqa: S608 (constants)
             params)], dtype=np.int64)
 
     def pending_here_count(self) -> int:

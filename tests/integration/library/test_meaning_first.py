@@ -203,13 +203,24 @@ def test_with_rank_fusion_a_passage_embedded_on_the_spot_is_ranked_by_its_meanin
                 assert abs(h.scores.fused - want) < 1e-9, (group, h.scores, h.ranks)
 
 
-def test_every_files_first_passages_come_before_the_rest_of_a_huge_one(tiny_library, tiny_encoder, tmp_path):
+def test_every_files_first_passages_come_before_the_rest_of_a_huge_one(tiny_library, tiny_encoder, tmp_path,
+                                                                     monkeypatch):
     """A newcomer's 29 MB log (17,216 of 26,876 passages), saved last, was embedded whole before any of the notes
-    beside it: the queue takes every file's first HEAD_PASSAGES passages first, newest file first, then the rest.
-    Both libraries: the shared one orders its queue the same way."""
+    beside it: the queue takes every file's first HEAD_PASSAGES passages first, newest file first, then the rest of
+    the ordinary files, and the rest of a file of over BULK_PASSAGES passages last (a 48 MB log, 15,890 of 22,963
+    passages, went before the rest of every real document: decision 0188). Both libraries: the shared one orders
+    its queue the same way."""
+    from searchapp.store import vector_queue
     from searchapp.store.vector_queue import HEAD_PASSAGES
 
+    monkeypatch.setattr(vector_queue, "BULK_PASSAGES", 40)  # a "huge" file the test can afford
+
     docs = make_folder(tmp_path, n=3)  # three one-passage notes, a minute apart
+    report = docs / "report.txt"  # an ordinary document of a few dozen passages, older than the log
+    report.write_text("\n\n".join(f"Chapter {i}: the {WORDS[i % 12]} survey counted {i * 13} herons on the "
+                                   f"{WORDS[(i + 5) % 12]} shore, and {i * 7} {WORDS[(i + 3) % 12]} nests were mapped by the "
+                                   f"{WORDS[(i + 8) % 12]} team in week {i}." for i in range(90)), encoding="utf-8")
+    os.utime(report, ns=(1_600_000_000_000_000_000,) * 2)
     log = docs / "server.log"
     log.write_text("\n\n".join(f"{i:05d} backup job {WORDS[i % 12]} ran on host{i % 7} and copied "
                                 f"{i * 37 % 1000} files to the array without error" for i in range(600)),
@@ -218,17 +229,20 @@ def test_every_files_first_passages_come_before_the_rest_of_a_huge_one(tiny_libr
     order = tiny_library.store.pending_order().tolist()
     rows = tiny_library.store.chunks(order)
     files = [os.path.basename(rows[c].path) for c in order]
-    big = files.count("server.log")
-    assert big > 3 * HEAD_PASSAGES  # a file of many passages
+    big, rest = files.count("server.log"), files.count("report.txt") - HEAD_PASSAGES
+    assert big > vector_queue.BULK_PASSAGES > rest > 3  # a huge file, and an ordinary one of several passages
+    heads = HEAD_PASSAGES * 2 + 3
     assert files[:HEAD_PASSAGES] == ["server.log"] * HEAD_PASSAGES  # the newest file's head first
-    assert sorted(files[HEAD_PASSAGES:HEAD_PASSAGES + 3]) == sorted(f for f in files if f != "server.log")
-    assert files[HEAD_PASSAGES + 3:] == ["server.log"] * (big - HEAD_PASSAGES)  # then the rest of it
+    assert sorted(files[HEAD_PASSAGES:heads]) == sorted(["report.txt"] * HEAD_PASSAGES + [
+        f for f in files if f not in ("server.log", "report.txt")])
+    assert files[heads:heads + rest] == ["report.txt"] * rest  # the rest of the ordinary document
+    assert files[heads + rest:] == ["server.log"] * (big - HEAD_PASSAGES)  # then the rest of the huge one
     # A file with its head embedded is not yet judged whole by meaning: Similar still finds it by words too
     store = tiny_library.store
     head = [c for c, f in zip(order, files, strict=True) if f == "server.log"][:HEAD_PASSAGES]
     with store.atomic():
         store.set_vectors(head, tiny_encoder.encode([rows[c].text for c in head]))
-    note = store.file_by_path(str(docs / sorted(f for f in files if f != "server.log")[0]))
+    note = store.file_by_path(str(docs / sorted(f for f in files if f not in ("server.log", "report.txt"))[0]))
     note_ids = [c for c in order if rows[c].path == note.path]
     with store.atomic():
         store.set_vectors(note_ids, tiny_encoder.encode([rows[c].text for c in note_ids]))
