@@ -195,7 +195,7 @@ def bound_text(doc: Document, max_chars: int = DEFAULT_MAX_CHARS, where: str = "
     if len(doc.text) > max_chars:
         # First cut to the cap (plus room for shortened runs), so the run scan below stays bounded too.
         doc = _truncate(doc, max_chars)
-        notes.append(f"text truncated at {max_chars:,} characters")
+        notes.append(f"text truncated at {max_chars:,} characters")  # `status` finds it so (store/ledger.py CUT_NOTE)
     doc, shortened = _shorten_runs(doc)
     if shortened:
         notes.append(f"{shortened} run(s) of over {LONG_RUN:,} characters without a space shortened")

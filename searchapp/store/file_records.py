@@ -48,24 +48,31 @@ def file_cols(missing: frozenset[str]) -> str:
 IS_MEMBER = "instr(substr(path, 2), ?) > 0"
 
 
+EMPTY_REASON = "empty"  # the reason of a skipped entry of 0 bytes, or of whitespace alone (ledger.EMPTY)
+
+
 def entry_counts(rows: Iterable[Sequence[Any]]) -> EntryCounts:
-    """(status, is a member, waits for OCR, count) rows (entry_counts_sql's) as EntryCounts."""
+    """(status, is a member, waits for OCR, is empty, count) rows (entry_counts_sql's) as EntryCounts."""
     files: dict[str, int] = {}
     members: dict[str, int] = {}
     pending = [0, 0]  # files, members
-    for status, member, waits, n in rows:
+    empty = [0, 0]
+    for status, member, waits, blank, n in rows:
         counts = members if member else files
         counts[str(status)] = counts.get(str(status), 0) + int(n)
         if waits:
             pending[bool(member)] += int(n)
-    return EntryCounts(files, members, *pending)
+        if blank:
+            empty[bool(member)] += int(n)
+    return EntryCounts(files, members, *pending, *empty)
 
 
 def entry_counts_sql(is_member: str) -> str:
-    """The entries by status, member or not (`is_member`: the engine's test of a path, IS_MEMBER here), and skipped
-    waiting for OCR or not: the one statement both engines count by (entry_counts reads its rows)."""
-    return (f"SELECT status, {is_member}, coalesce(status = 'skipped' AND ocr = 'pending', false), count(*) "  # noqa: S608 (constants)
-            "FROM files GROUP BY 1, 2, 3")
+    """The entries by status, member or not (`is_member`: the engine's test of a path, IS_MEMBER here), skipped
+    waiting for OCR or not, and skipped as empty or not: the one statement both engines count by (entry_counts
+    reads its rows)."""
+    return (f"SELECT status, {is_member}, coalesce(status = 'skipped' AND ocr = 'pending', false), "  # noqa: S608 (constants)
+            f"coalesce(status = 'skipped' AND error = '{EMPTY_REASON}', false), count(*) FROM files GROUP BY 1, 2, 3, 4")
 
 
 class FileRecords(Statements):

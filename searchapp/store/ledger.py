@@ -16,17 +16,18 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from ..base.entry_dates import storable_ns
 from ..base.member_paths import member_order
 from .db import Store
+from .file_records import EMPTY_REASON
 from .rows import FileRow
 
 __all__ = ["STATES", "NOT_INDEXED", "QUIET_STATES", "EMPTY", "state_counts", "files_in_state", "problem_files_in_state",
-           "excluded_by_rule", "left_out_by_rule", "left_out_since", "read_before_versions", "read_again_where_text_holds",
+           "excluded_by_rule", "left_out_by_rule", "cut_entries", "CUT_NOTE", "left_out_since", "read_before_versions", "read_again_where_text_holds",
            "read_again_where_passages_hold",
            "set_entry_date", "set_ocr_state",
            "entry_text", "entry_vectors", "pending_ocr_files", "ocr_done_before", "ocr_done_paths", "ocr_done_pages", "files_by_id"]
 
 STATES = ("indexed", "ocr_done", "ocr_pending", "ocr_pages_pending", "no_text", "skipped", "failed", "empty",
           "excluded")
-EMPTY = "empty"  # the reason of a skipped entry of 0 bytes, or of whitespace alone: its state is `empty`
+EMPTY = EMPTY_REASON  # the reason of a skipped entry of 0 bytes, or of whitespace alone: its state is `empty`
 # Left out on purpose, not for a problem a person could mend (decision 0177): an empty file, and an entry a rule
 # excluded (a secret's name or text, ingest/secrets.py). Counted and listed by `status --files STATE`, said apart.
 QUIET_STATES = ("empty", "excluded")
@@ -77,6 +78,27 @@ def excluded_by_rule(store: Store, owner: Optional[str] = None) -> dict[str, int
     entry's rule is the word its reason begins with ("secret: its name matches …")."""
     rows = _with_state(store, f"{_STATE_SQL} IN ({', '.join(repr(s) for s in QUIET_STATES)})", [], owner, "s, path")
     return left_out_by_rule((state, row.error) for state, row in rows)
+
+
+# How an entry's stored notes say its text was cut by the cap on characters (ingest/text_caps.py bound_text's note)
+CUT_NOTE = "text truncated at"
+
+
+def cut_entries(store: Store, owner: Optional[str] = None, limit: int = 20) -> tuple[list[tuple[str, str, int]], int]:
+    """((path, note, passages) of the indexed entries whose text the caps cut, the most passages first, at most
+    `limit`; how many there are): what `status` names, so a word past the cut that is never found has its reason
+    in sight (a newcomer's 48 MB log said it once, in the sync's output). One scan of the files table, as
+    state_counts is; none before the notes were kept."""
+    if "notes" in store.files_missing:
+        return [], 0
+    where, params = "status = 'indexed' AND notes LIKE ?", [f"%{CUT_NOTE}%"]
+    if owner is not None:
+        where += " AND machine = ?"
+        params.append(owner)
+    rows = store.conn.execute(f"SELECT path, notes, n_chunks FROM files WHERE {where}", params).fetchall()  # noqa: S608 (constants and ? only)
+    rows.sort(key=lambda r: (-int(r[2] or 0), r[0]))
+    return [(str(p), next(n for n in str(notes).splitlines() if CUT_NOTE in n), int(k or 0))
+            for p, notes, k in rows[:max(0, limit)]], len(rows)
 
 
 def left_out_by_rule(entries: Iterable[tuple[str, Optional[str]]]) -> dict[str, int]:

@@ -20,6 +20,9 @@ class EntryCounts(NamedTuple):
     # apart, as the sync's summary and the not-indexed list say them
     files_ocr_pending: int = 0
     members_ocr_pending: int = 0
+    # Of the skipped, the empty ones (left out on purpose, as `status` counts them by rule: not "skipped" there)
+    files_empty: int = 0
+    members_empty: int = 0
 
 
 class RootCounts(NamedTuple):

@@ -75,7 +75,7 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     say(f"library: {printable(st.data_dir)}")
     if st.writer:
         say(f"  being written now by {printable(st.writer)}: the counts below grow as it goes")
-    from ...library.report.status import by_rule_counts, by_status, folder_counts, unopened_counts
+    from ...library.report.status import by_rule_counts, by_status, cut_lines, folder_counts, unopened_counts
     from ...library.sync.roots import missing_advice
 
     for r in st.roots:
@@ -85,8 +85,8 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     if not st.roots:
         say("  (no folders yet: `searchapp index PATH`)")
     # The files a person has, and apart what was read out of their archives and mail (decision 0163)
-    members = f"; in archives and mail: {by_status(st.members, st.members_ocr_pending)}" if st.members else ""
-    say(f"files: {by_status(st.files, st.files_ocr_pending)}{members}; passages: {st.chunks}; vectors: {st.vectors}; "
+    members = f"; in archives and mail: {by_status(st.members, st.members_ocr_pending, st.members_empty)}" if st.members else ""
+    say(f"files: {by_status(st.files, st.files_ocr_pending, st.files_empty)}{members}; passages: {st.chunks}; vectors: {st.vectors}; "
         f"consistent: {'yes' if st.consistent else 'NO'}")
     unopened = unopened_counts(st.not_document_types, st.left_out_by_rules, st.folders_left_out)
     if unopened:  # every file met is counted somewhere (decision 0180)
@@ -125,6 +125,8 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     if st.left_out:  # left out on purpose: counted, not listed among the problems (decision 0177)
         say(f"left out: {by_rule_counts(st.left_out)} (`searchapp status --files excluded` and `--files empty` "
             "list them)")
+    for line in cut_lines(st.cut, st.cut_count, st.chunks):  # why a word at the end of a huge file is not found
+        say(printable(line))
     if st.failed:
         from ...library.report.not_indexed import entries_in
 

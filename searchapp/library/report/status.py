@@ -17,7 +17,7 @@ from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...models.sentence_conventions import LibraryKeep, describe_prompt, library_keep
 from ...base.plural import counted, members_noun, scanned_counts  # here too: a sync's `moved` says them
 from ...store import Store
-from ...store.ledger import excluded_by_rule, problem_files_in_state, state_counts
+from ...store.ledger import cut_entries, excluded_by_rule, problem_files_in_state, state_counts
 from ...store.rows import RootRow
 from ..search.result import writer_embeds  # meaning_note's `who`: what a search beside it says too
 from ..sync.meaning_pass import meaning_percent, meaning_progress
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ...models.identity import ModelIdentity
     from ..resources.lock import Holder
 
-__all__ = ["RootStatus", "LibraryStatus", "BiEncoderStatus", "build_status", "reindex_notice", "IN_STORE",
+__all__ = ["RootStatus", "LibraryStatus", "CUT_SHOWN", "cut_lines", "BiEncoderStatus", "build_status", "reindex_notice", "IN_STORE",
            "folder_counts", "by_status", "members_noun", "scanned_counts", "unopened_counts"]
 
 
@@ -56,6 +56,23 @@ class RootStatus:
     folders_left_out: dict[str, int] = field(default_factory=dict)  # by rule: not walked, their files not met
 
 
+CUT_SHOWN = 20  # entries cut by the text caps named by `status` (the rest counted)
+
+
+def cut_lines(cut: list[tuple[str, str, int]], count: int, chunks: int) -> list[str]:
+    """`status`'s lines on the entries the text caps cut: a heading, then each with its note and its share of the
+    library's passages (a log that is most of the library is one to leave out: `[scan] exclude`)."""
+    if not count:
+        return []
+    lines = [f"cut short by the text caps ({counted(count, 'file')}; words past the cut are not found):"]
+    for path, note, n in cut:
+        share = f", {100 * n // chunks}% of the library's passages" if chunks and 100 * n >= chunks else ""
+        lines.append(f"  {display_path(path)}: {note} ({counted(n, 'passage')}{share})")
+    if count > len(cut):
+        lines.append(f"  … and {count - len(cut):,} more (`searchapp status --json` lists the first {len(cut)})")
+    return lines
+
+
 def folder_counts(files: int, members: int, passages: int, grouped: bool = False) -> str:
     """A folder's counts as `status` and the window say them: "2561 files, 163 items in archives and mail, 12000
     passages"; the members only where there are some. `grouped`: as counted's."""
@@ -63,18 +80,25 @@ def folder_counts(files: int, members: int, passages: int, grouped: bool = False
                       counted(passages, "passage", grouped=grouped)])
 
 
-_STATUS_ORDER = {"indexed": 0, "skipped": 1, "waiting for OCR": 2, "failed": 3}
+_STATUS_ORDER = {"indexed": 0, "skipped": 1, "waiting for OCR": 2, "failed": 3, "left out": 4}
 
 
-def by_status(counts: Mapping[str, int], ocr_pending: int = 0) -> str:
+def by_status(counts: Mapping[str, int], ocr_pending: int = 0, empty: int = 0) -> str:
     """"2561 (2398 indexed, 151 skipped, 12 failed)": a total, then each status of it, indexed first. Of the
     skipped, the `ocr_pending` ones (scans waiting for the OCR step) are said apart, as a sync's summary says them:
-    "5 (1 indexed, 1 skipped, 3 waiting for OCR)"."""
+    "5 (1 indexed, 1 skipped, 3 waiting for OCR)"; the `empty` ones are left out on purpose, with the excluded
+    ones (a secret): "15 (13 indexed, 2 left out)", the count `status`'s "left out: empty: 1 file, secret: 1 file"
+    breaks down (an empty file was "skipped" here and "left out" there: a newcomer)."""
     shown = dict(counts)
     if ocr_pending:
         shown["skipped"] = shown.get("skipped", 0) - ocr_pending
-        shown = {s: n for s, n in shown.items() if n or s != "skipped"}
         shown["waiting for OCR"] = ocr_pending
+    if empty:
+        shown["skipped"] = shown.get("skipped", 0) - empty
+    left_out = empty + shown.pop("excluded", 0)
+    if left_out:
+        shown["left out"] = left_out
+    shown = {s: n for s, n in shown.items() if n or s != "skipped"}
     parts = sorted(shown.items(), key=lambda kv: (_STATUS_ORDER.get(kv[0], len(_STATUS_ORDER)), kv[0]))
     total = sum(counts.values())
     return f"{total}" + (f" ({', '.join(f'{n} {s}' for s, n in parts)})" if parts else "")
@@ -139,11 +163,18 @@ class LibraryStatus:
     # Of the skipped files and members, those waiting for the OCR step (EntryCounts)
     files_ocr_pending: int = 0
     members_ocr_pending: int = 0
+    # Of the skipped files and members, the empty ones: left out on purpose, counted in `left_out` by rule
+    files_empty: int = 0
+    members_empty: int = 0
     # The last sync, when it stopped before its end (sync/unsaid.py), with what it left out that no summary said;
     # None when it finished, or while a sync runs (its mark is its own)
     stopped: Optional[StoppedSync] = None
     # The entries left out on purpose, not listed in `failed`, by rule: {"secret": 3, "empty": 2} (decision 0177)
     left_out: dict[str, int] = field(default_factory=dict)
+    # (path, note, passages) of the indexed entries whose text the caps cut (words past the cut are never found),
+    # the most passages first, at most CUT_SHOWN; `cut_count`: how many there are
+    cut: list[tuple[str, str, int]] = field(default_factory=list)
+    cut_count: int = 0
 
     @property
     def not_document_types(self) -> dict[str, int]:
@@ -176,6 +207,8 @@ class LibraryStatus:
             "members_by_status": self.members,
             "files_ocr_pending": self.files_ocr_pending,  # of files_by_status' skipped (and members')
             "members_ocr_pending": self.members_ocr_pending,
+            "files_empty": self.files_empty,  # of files_by_status' skipped (and members'): in left_out's "empty"
+            "members_empty": self.members_empty,
             "files_by_state": self.ledger,
             "chunks": self.chunks,
             "vectors": self.vectors,
@@ -186,6 +219,8 @@ class LibraryStatus:
             "consistent": self.consistent,
             "failed": [self._failed_json(row) for row in self.failed],
             "left_out": self.left_out,
+            "cut": [{**member_fields(p), "key": p, "note": note, "passages": n} for p, note, n in self.cut],
+            "cut_count": self.cut_count,
             "not_documents": sum(self.not_document_types.values()),
             "not_document_types": self.not_document_types,
             "left_out_by_rules": self.left_out_by_rules,
@@ -347,6 +382,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         [(state, (f.path, f.status, f.error or "")) for state, f in problem_files_in_state(db, owner)])
     not_indexed, member_groups = not_indexed_entries(db, owner=owner)
     entries = db.file_counts()
+    cut, cut_count = cut_entries(db, owner, CUT_SHOWN)
     stopped = stopped_sync(db, owner=owner) if writer is None else None
     if stopped is not None:
         notes.insert(0, stopped_note(stopped))
@@ -360,6 +396,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         members=entries.members,
         files_ocr_pending=entries.files_ocr_pending,
         members_ocr_pending=entries.members_ocr_pending,
+        files_empty=entries.files_empty,
+        members_empty=entries.members_empty,
         chunks=chunks,
         vectors=vectors,
         consistent=(db.integrity_ok() if integrity is None else integrity()) and bool(consistent),
@@ -376,6 +414,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         ledger=ledger,
         not_indexed=not_indexed,
         left_out=excluded_by_rule(db, owner),
+        cut=cut,
+        cut_count=cut_count,
         member_groups={**failed_groups, **member_groups},
         query_path=_query_path(config, data_dir, identity),
         passage_path=_passage_path(config, identity),

@@ -180,3 +180,38 @@ def test_status_counts_the_members_of_archives_and_mail_apart_from_the_files(tin
         said = status_lines(shared)
         assert said[1].startswith("files: 4 (1 skipped or failed); in archives and mail: 6 (1 skipped or failed); ")
         assert f"  desk-a: {docs} (4 files, 6 items in archives and mail, {st.chunks} passages)" in said, said
+
+
+def test_status_names_a_file_the_text_caps_cut_and_counts_an_empty_one_once(tiny_library, tmp_path, make_config):
+    """A newcomer's 48 MB log was cut at 10,000,000 characters and its last line never found; only the sync's output
+    and `explain` said so, never `status`. And `status` counted an empty file under "skipped", then again under
+    "left out: empty". On both engines: the statements are the shared ones."""
+    from searchapp.library.report.status import by_status
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "note.txt").write_text("A note about the allotment's compost heap.\n")
+    (docs / "server.log").write_text("".join(f"job {i} copied files to the array\n" for i in range(200))
+                                     + "UNIQUEMARKER at the end\n")
+    (docs / "empty.txt").write_text("")
+    tiny_library.config = make_config(models={"reranker": ""}, scan={"max_text_chars": 2000})
+    tiny_library.add_folder(docs, embed=False)
+
+    st = tiny_library.status()
+    log = tiny_library.store.file_by_path(str(docs / "server.log"))
+    assert st.cut_count == 1 and st.cut == [(str(docs / "server.log"), "text truncated at 2,000 characters",
+                                             log.n_chunks)]
+    assert not tiny_library.search("UNIQUEMARKER", mode="lexical").hits  # what the line explains
+    assert st.to_json()["cut"] == [{"path": str(docs / "server.log"), "container": None, "member": None,
+                                    "key": str(docs / "server.log"), "note": "text truncated at 2,000 characters",
+                                    "passages": log.n_chunks}]
+    # The empty file is left out on purpose, once: not "skipped" too
+    assert st.left_out == {"empty": 1} and st.files_empty == 1
+    assert by_status(st.files, st.files_ocr_pending, st.files_empty) == "3 (2 indexed, 1 left out)"
+    out = io.StringIO()
+    print_status(argparse.Namespace(json=False, check=False), st, None, out)
+    text = out.getvalue()
+    assert "files: 3 (2 indexed, 1 left out);" in text and "left out: empty: 1 file " in text
+    share = 100 * log.n_chunks // st.chunks
+    assert (f"cut short by the text caps (1 file; words past the cut are not found):\n  {docs / 'server.log'}: text "
+            f"truncated at 2,000 characters ({log.n_chunks} passages, {share}% of the library's passages)") in text
