@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from functools import partial
-from typing import TYPE_CHECKING, Optional, Protocol
+from typing import TYPE_CHECKING, Optional, Protocol, Sequence
 
 from ..base.errors import Cancelled
 from ..base.private import make_private_dir
@@ -103,6 +103,7 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     index = NoIndexWriter()
     total = SyncReport()
     vanished = Vanished(store, index)  # every root read before any deleted file goes (a move between two: updates.py)
+    lib.store.sync_mark = lib.store.last_chunk_id()  # what this sync writes and deletes again is counted once
     try:
         with SlowRead(progress) as told:  # a file read for long is named while it is read
             _words_meaning_ocr(lib, work, encoder, index, told, cancel, embed, total, vanished, had_passages)
@@ -118,6 +119,8 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
         mark.stopped()
         _settle_quietly(vanished, total)
         raise
+    finally:
+        lib.store.sync_mark = None
     vanished.settle(total)  # those a renamed scan waiting for OCR was held for: after the OCR step
     waiting = lib.store.pending_by_machine()
     # This machine's alone: "`searchapp index` embeds them" is true of those only (another machine's wait for it)
@@ -148,6 +151,7 @@ def _words_meaning_ocr(lib: SharedLibrary, work: list[tuple[RootRow, Optional[li
     from .sync import words_pass
     from .sync.meaning_pass import embed_pending
     from .sync.meta_keys import record_passage_context
+    from .sync.ocr_waits import read_from_cache
 
     store: Store = lib._as_store
     try:
@@ -160,12 +164,13 @@ def _words_meaning_ocr(lib: SharedLibrary, work: list[tuple[RootRow, Optional[li
     # What the passages are embedded with, for status's note (the desktop sync's rule: sync/meta_keys.py).
     record_passage_context(store, lib.config, had_passages, total.chunks_pending)
 
-    def meaning() -> None:
+    def meaning(later: Sequence[int] = ()) -> None:
         if embed:
             total.chunks_embedded += embed_pending(store, encoder, index, progress, cancel,
-                                                   batch=words_pass.BATCH_CHUNKS)
+                                                   batch=words_pass.BATCH_CHUNKS, later=later)
 
-    meaning()
+    # the scans the OCR step rewrites from its cache wait for it (sync/ocr_waits.py read_from_cache)
+    meaning(read_from_cache(store, lib.config, lib.config.data_dir, [root.id for root, _ in work]))
     # OCR after the words and the meaning of every other file, as on the desktop (pages take seconds each); only
     # the scans of the roots held here: another machine's, or a root another process syncs, wait for their writer.
     if lib.config.scan.ocr:

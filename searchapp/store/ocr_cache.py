@@ -15,7 +15,7 @@ import contextlib
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Iterable, Any, Iterator, Optional
 
 from ..base.errors import StoreError
 from ..base.private import create_private_file
@@ -67,6 +67,12 @@ class OcrCache:
                 with self.conn:
                     self.conn.execute("DELETE FROM ocr WHERE sha256 = ?", (sha256,))
         return doc
+
+    def cached(self, hashes: Iterable[str]) -> set[str]:
+        """Those of `hashes` with an entry (a text or a failure): read by the OCR step without the engine."""
+        with self._named():
+            return {h for h in dict.fromkeys(hashes) if self.conn.execute(
+                "SELECT 1 FROM ocr WHERE sha256 = ?", (h,)).fetchone() is not None}
 
     def put(self, sha256: str, engine: str, doc: Document) -> None:
         if len(doc.text) > MAX_CACHED_CHARS:

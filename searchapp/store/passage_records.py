@@ -21,6 +21,12 @@ _ROWS_PER_INSERT = 120  # 960 bound parameters: under SQLite's oldest cap (999)
 
 
 class PassageRecords(Statements):
+    # The last passage id before the sync running on this store began (last_chunk_id), or None: a passage above it
+    # that the sync deletes again (a file rewritten by OCR, an entry twice in a batch) was never in the library
+    # before it, so its summary's "passages written" does not count it (sync/batches.py; a newcomer's "7147
+    # written" left 7057 in the library)
+    sync_mark: Optional[int] = None
+
     if TYPE_CHECKING:  # store/shelf.py's, later in Store's method order
         def shelved_vectors(self, hashes: Iterable[str]) -> dict[str, np.ndarray]: ...
 
@@ -79,6 +85,11 @@ class PassageRecords(Statements):
 
     def chunk_count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def last_chunk_id(self) -> int:
+        """The highest passage id (0 with none): every passage written later has a higher one (AUTOINCREMENT never
+        gives an id again). O(1): the primary key's last entry."""
+        return int(self.conn.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()[0])
 
     def has_chunks(self) -> bool:
         # O(1), where count(*) reads the whole table (4 ms at a million passages, on every search)

@@ -101,6 +101,12 @@ class VectorQueue:
                 got.append(int(cid))
         return np.fromiter(itertools.chain.from_iterable(of.get(k, ()) for k in dict.fromkeys(keys)), dtype=np.int64)
 
+    def pending_of_file_ids(self, file_ids: Iterable[int]) -> np.ndarray:
+        """The ids of the waiting passages of the files `file_ids` (files.id)."""
+        return np.fromiter((int(r[0]) for r in self.select_in(
+            f"SELECT id FROM chunks WHERE {_PENDING} AND file_id IN ({{}})", dict.fromkeys(file_ids))),  # noqa: S608 (a constant condition)
+            dtype=np.int64)
+
     def pending_rows(self, ids: Iterable[int]) -> list[tuple[int, str, str, str]]:
         """(chunk id, text hash, text, title its file's passages are embedded with) of those of `ids` still
         waiting, in the order of `ids`."""

@@ -23,7 +23,7 @@ import math
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -40,7 +40,7 @@ from .meaning_beside import MeaningBeside
 from .contract import IndexWriter, SyncReport
 from .git_trees import GitTrees
 
-__all__ = ["Pending", "Batcher", "distinct_chunks", "rewrite_entry", "BESIDE_SCALE"]
+__all__ = ["Pending", "Batcher", "distinct_chunks", "rewrite_entry", "written_again", "BESIDE_SCALE"]
 
 log = logging.getLogger(__name__)
 
@@ -250,9 +250,10 @@ class Batcher:
         if w.added_ids:
             self.index.add(np.asarray(w.added_ids, dtype=np.int64),
                            np.stack(w.added_vecs).astype(np.float32, copy=False))
-        self.report.chunks_added += len(w.added_ids) + w.waiting
+        again = written_again(self.store, w.removed)  # written earlier in this sync: in neither count
+        self.report.chunks_added += len(w.added_ids) + w.waiting - again
         self.report.chunks_pending += w.waiting
-        self.report.chunks_removed += len(w.removed)
+        self.report.chunks_removed += len(w.removed) - again
         if self.beside is not None:
             self.beside.offer(w.inputs)
 
@@ -264,6 +265,13 @@ class Batcher:
     def check_cancel(self) -> None:
         if self.cancel is not None and self.cancel.cancelled:
             self.flush_and_stop()
+
+
+def written_again(store: Store, removed: Sequence[int]) -> int:
+    """How many of the passages `removed` the sync running now had written itself (Store.sync_mark): the text
+    pass's passages of a scanned PDF that the OCR step writes again were counted twice as written."""
+    mark = store.sync_mark
+    return 0 if mark is None else sum(1 for i in removed if i > mark)
 
 
 def distinct_chunks(chunks: list[ChunkSpan], hashes: list[str], vectors: dict[str, np.ndarray]) -> list[NewChunk]:

@@ -56,18 +56,20 @@ def bulk_size(encoder: PassageEncoder, batch: int) -> int:
 def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, progress: Optional[ProgressFn] = None,
                   cancel: Optional[CancelToken] = None, batch: int = 256, limit: Optional[int] = None,
                   between: Optional[Callable[[], bool]] = None, wanted: Optional[Wanted] = None,
-                  ready: Optional[Callable[[list[str]], dict[str, np.ndarray]]] = None) -> int:
+                  ready: Optional[Callable[[list[str]], dict[str, np.ndarray]]] = None,
+                  later: Sequence[int] = ()) -> int:
     """Embed every waiting passage; returns how many texts went through the bi-encoder. Raises Cancelled
     between batches (each finished batch is kept). Progress: stage "embedding", passages of this run, with the
     library's meaning percentage as the message. `limit`: stop after about that many passages (a sample).
     `wanted`: files the person is looking at, embedded first (wanted.py); `ready(hashes)`: vectors this process
     made already for some of those model inputs (a search's, search/meaning_now.py), written without encoding.
     `between()`: called before each batch; True when another writer had the library meanwhile (sync/handover.py:
-    the lock was handed over and taken back), and then the queue is read again."""
+    the lock was handed over and taken back), and then the queue is read again. `later`: files (files.id) whose
+    passages this pass leaves waiting: scans the OCR step rewrites next from its cache (sync/updates.py)."""
     # This writer's to embed: a shared library's bar read "0/2453", alice-pc's 1,758 waiting passages in it, and
     # stopped at 710 (bob-pc's), then "0/1744" after the OCR step with nothing of its own left
-    todo = store.pending_here_count()
-    if not todo:
+    todo = store.pending_here_count() - (len(store.pending_of_file_ids(later)) if later else 0)
+    if todo <= 0:
         return 0
     batch = bulk_size(encoder, batch)
     background = background_adapts()  # on a CPU: the encoder's threads fit what other processes leave
@@ -75,14 +77,14 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
     done = 0  # waiting passages filled by this run (a reused vector fills several)
     encoded = 0
     report(progress, "embedding", 0, todo, meaning_message(embedded, total))
-    queue = _Queue(store, wanted)
+    queue = _Queue(store, wanted, later)
     while True:
         if cancel is not None and cancel.cancelled:
             raise Cancelled("cancelled")
         if limit is not None and done >= limit:  # a reused vector may fill more than asked
             return encoded
         if between is not None and between():  # what it added joins the queue in order; what it removed leaves
-            queue = _Queue(store, wanted)
+            queue = _Queue(store, wanted, later)
             embedded, total = meaning_progress(store)
             todo = done + store.pending_here_count()
         rows = queue.take(batch if limit is None else min(batch, limit - done))

@@ -8,7 +8,8 @@ every file is indexed, so one slow scan never holds back the rest of a folder.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Optional
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from ...base.config import Config
 from ...base.types import Document
@@ -16,7 +17,8 @@ from ...ingest.extractors import reader_version
 from ...ingest.ocr.images import image_suffixes
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...store import RootRow, Store
-from ...store.ledger import set_entry_date, set_ocr_state
+from ...store.ledger import pending_ocr_files, set_entry_date, set_ocr_state
+from ...store.ocr_cache import OCR_CACHE_NAME, OcrCache
 from .batches import rewrite_entry
 
 if TYPE_CHECKING:
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     from ...store import FileRow
     from .contract import IndexWriter, SyncReport
 
-__all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting"]
+__all__ = ["read_from_cache", "OCR_FILES_PER_SYNC", "WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting"]
 
 WAITING = "waiting for OCR"  # files.error of an entry whose only text will come from OCR
 
@@ -58,3 +60,26 @@ def record_waiting(store: Store, root: RootRow, old: Optional[FileRow], path: st
             set_entry_date(store, file_id, date_ns)
 
     rep.chunks_removed += rewrite_entry(store, index, old.id if old is not None else None, write)
+
+
+OCR_FILES_PER_SYNC = 10_000  # the OCR step's MAX_FILES_PER_SYNC (library/ocr/step.py, which imports this package)
+
+
+def read_from_cache(store: Store, config: Config, data_dir: Path | str,
+                    root_ids: Optional[Sequence[int]] = None) -> list[int]:
+    """The files (files.id) waiting for OCR whose bytes the OCR cache has read already (`root_ids`: as
+    pending_ocr_files'): the meaning pass before the OCR step leaves their passages waiting. That step rewrites
+    them from the cache in moments, and a text layer's page its OCR text replaces would be embedded for nothing:
+    `moved` of a newcomer's folder of PDFs embedded 2 such passages, the model loaded for them, where it promised
+    none. The pass after the OCR step embeds whatever still waits."""
+    if not config.scan.ocr:
+        return []
+    rows = [r for r in pending_ocr_files(store, OCR_FILES_PER_SYNC, root_ids) if r.sha256]
+    if not rows or not (Path(data_dir) / OCR_CACHE_NAME).is_file():  # nothing read by OCR here yet
+        return []
+    cache = OcrCache(data_dir, read_only=True)
+    try:
+        hit = cache.cached(r.sha256 for r in rows if r.sha256)
+    finally:
+        cache.close()
+    return [r.id for r in rows if r.sha256 in hit]

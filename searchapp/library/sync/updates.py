@@ -31,6 +31,7 @@ from ..resources.lock import Holder, WriterTurn
 from .handover import Handover
 from .meaning_beside import MeaningBeside
 from .meaning_pass import embed_pending, meaning_progress
+from .ocr_waits import read_from_cache
 from .meaning_rate import RememberRate, aside_note
 from .wanted import Wanted
 from .meta_keys import REINDEX_META, record_passage_context
@@ -161,6 +162,7 @@ class Updates:
         steps = Steps(embed, ocr=False)  # whether scans wait for OCR is asked once the files are read
         progress, mark = self._marked(steps.watching(progress), handed is None)
         progress = rate = RememberRate(self.store, progress)  # this machine's embedding rate, for status and the window
+        self.store.sync_mark = self.store.last_chunk_id()  # what this sync writes and deletes again is counted once
         try:
             self._record_model()
             had_passages = self.store.has_chunks()
@@ -192,7 +194,8 @@ class Updates:
                     self.vectors.mark_current()
                     embedded, n = meaning_progress(self.store)
                     report(progress, "searchable", embedded, n, f"{n} passages searchable by words")
-                    total.chunks_embedded += self._embed(encoder, progress, cancel)
+                    total.chunks_embedded += self._embed(encoder, progress, cancel,
+                                                         self._ocr_from_cache() if resumer is None else ())
                 # OCR after the words and the meaning of every other file (pages take seconds each); the text
                 # it finds is committed like phase 1's and embedded by the pass after it.
                 if resumer is None:  # the writer that handed over reads the scans after its meaning pass
@@ -222,6 +225,8 @@ class Updates:
         except sqlite3.OperationalError as exc:  # e.g. "database or disk is full" outside a batch transaction
             raise StoreError(f"library database write failed: {exc} (is the disk under {self.data_dir} full or "
                              "read-only?); everything committed before is kept") from exc
+        finally:
+            self.store.sync_mark = None
         return total
 
     def _finish(self, progress: Optional[ProgressFn], mark: Optional[StopMark], total: SyncReport) -> None:
@@ -259,12 +264,18 @@ class Updates:
         where none wait (there is no index on files.ocr): asked once a sync."""
         return self.config.scan.ocr and bool(pending_ocr_files(self.store, 1))
 
-    def _embed(self, encoder: PassageEncoder, progress: Optional[ProgressFn], cancel: Optional[CancelToken]) -> int:
-        """The meaning pass (every waiting passage), stepping aside between batches for a writer waiting its turn."""
+    def _embed(self, encoder: PassageEncoder, progress: Optional[ProgressFn], cancel: Optional[CancelToken],
+               later: Sequence[int] = ()) -> int:
+        """The meaning pass (every waiting passage but those of the files `later`), stepping aside between batches
+        for a writer waiting its turn."""
         with Handover(self.turn, self.vectors, lambda: self.models.check_library(self.store), progress,
                       cancel) as handover:
             return embed_pending(self.store, encoder, self.vectors, progress, cancel, batch=sync_module.BATCH_CHUNKS,
-                                 between=handover.between, wanted=self.wanted, ready=self.ready)
+                                 between=handover.between, wanted=self.wanted, ready=self.ready, later=later)
+
+    def _ocr_from_cache(self) -> list[int]:
+        """The files the OCR step right after the meaning pass rewrites from its cache (ocr_waits.read_from_cache)."""
+        return read_from_cache(self.store, self.config, self.data_dir)
 
     def _changes_meaning(self) -> bool:
         """Whether this sync records another model, pooling, chunking or prompt than the library's vectors had."""

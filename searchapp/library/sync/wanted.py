@@ -21,7 +21,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -128,10 +128,11 @@ class MeaningQueue:
     embedded too. Before each batch, files newly wanted (Wanted) go first: at most PER_FILE passages of each,
     the newest wish first."""
 
-    def __init__(self, store: Store, wanted: Optional[Wanted] = None) -> None:
+    def __init__(self, store: Store, wanted: Optional[Wanted] = None, later: Sequence[int] = ()) -> None:
         self.store = store
         self.wanted = wanted
-        self.ids = store.pending_order()
+        self.later = list(later)  # files.id whose passages this pass leaves waiting (meaning_pass.embed_pending)
+        self.ids = self._order()
         self.at = 0
         self._token: object = None  # the wanted list's token when last put in front
 
@@ -140,7 +141,7 @@ class MeaningQueue:
         self._put_wanted_first()
         while True:
             if self.at >= len(self.ids):
-                self.ids, self.at = self.store.pending_order(), 0
+                self.ids, self.at = self._order(), 0
                 self._token = None  # read again: the wanted files go first again
                 self._put_wanted_first()
                 if not len(self.ids):
@@ -150,6 +151,12 @@ class MeaningQueue:
             rows = self.store.pending_rows(part)
             if rows:
                 return rows
+
+    def _order(self) -> np.ndarray:
+        ids = self.store.pending_order()
+        if not self.later or not len(ids):
+            return ids
+        return ids[~np.isin(ids, self.store.pending_of_file_ids(self.later))]
 
     def _put_wanted_first(self) -> None:
         if self.wanted is None:
@@ -161,5 +168,7 @@ class MeaningQueue:
         first = self.store.pending_of_files(keys, PER_FILE) if keys else np.empty(0, np.int64)
         if not len(first):
             return
+        if self.later:
+            first = first[~np.isin(first, self.store.pending_of_file_ids(self.later))]
         rest = self.ids[self.at:]
         self.ids, self.at = np.concatenate([first, rest[~np.isin(rest, first)]]), 0

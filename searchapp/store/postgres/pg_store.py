@@ -106,6 +106,10 @@ WRITER_LOCK = 4_4_0120  # a root's writer lock is (WRITER_LOCK, root id): pg_loc
 class PgStore(PgLexical, PgScope):
     """One connection to a shared library. `create`: make the tables if missing (commands that write)."""
 
+    # Store's: the passages the sync of this machine's roots removes are its roots' alone (their writer lock), so
+    # those above the mark were written by it, whatever other machines write meanwhile
+    sync_mark: Optional[int] = None
+
     # A sync's full batch is committed on a writer thread while the next one is read (sync/batches.py): the server
     # ingests one batch while this client cuts the next. Its calls wait on _lock, so they stay one at a time.
     writes_beside = True
@@ -859,6 +863,16 @@ class PgStore(PgLexical, PgScope):
             if len(got) < per_file:
                 got.append(int(cid))
         return np.array([c for k in dict.fromkeys(keys) for c in of.get(k, ())], dtype=np.int64)
+
+    def pending_of_file_ids(self, file_ids: Iterable[int]) -> np.ndarray:
+        """Store's: the ids of the waiting passages of the files `file_ids`."""
+        return np.array([int(r[0]) for r in self.rows(
+            "SELECT id FROM chunks WHERE vector IS NULL AND file_id = ANY(%s)", (list(dict.fromkeys(file_ids)),))],
+            dtype=np.int64)
+
+    def last_chunk_id(self) -> int:
+        """Store's: every passage written later has a higher id (a sequence never gives one again)."""
+        return int(self.rows("SELECT coalesce(max(id), 0) FROM chunks")[0][0])
 
     def pending_rows(self, ids: Iterable[int]) -> list[tuple[int, str, str, str]]:
         ids = [int(i) for i in ids]

@@ -496,6 +496,35 @@ def test_a_pdf_whose_text_layer_is_glyph_codes_is_indexed_and_its_page_ocrd(tmp_
 
 
 @needs_rapidocr
+def test_a_moved_folder_of_ocrd_pdfs_embeds_nothing_and_every_sync_counts_what_the_library_holds(tmp_path, tiny_library,
+                                                                                                counting):
+    """A newcomer's `index` said "7147 passages written" and the library then held 7057: the text pass's passages
+    of a scanned PDF that the OCR step wrote again were counted twice. And `moved` of a folder of PDFs embedded 2
+    passages (the model loaded for them) where it promised none: the meaning pass before the OCR step embedded a
+    text layer's page that the OCR step, reading its cache, then replaced by its OCR text."""
+    from pdf_files import glyph_code_pdf
+
+    from searchapp.library.sync.moved import follow_move
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    # Page 2's text layer is too short to be its text ("Storm log", 8 letters): OCR replaces it with the page's
+    glyph_code_pdf(docs / "paper.pdf", [
+        [("text", "This page has a text layer about quarterly invoices and payments.")],
+        [("text", "Storm log"), ("image", LOG)],
+    ], media=b"0 600 400 792")
+    rep = tiny_library.add_folder(docs)
+    held = tiny_library.status().chunks
+    assert rep.chunks_added == held and rep.chunks_removed == 0, (rep.chunks_added, rep.chunks_removed, held)
+    new = tmp_path / "moved"
+    docs.rename(new)
+    moved = follow_move(tiny_library, str(docs), str(new))
+    assert counting.calls == 1  # the second reading of its page came from the cache
+    assert moved.report.chunks_embedded == 0, moved.summary()
+    assert moved.report.chunks_added == held == tiny_library.status().chunks
+
+
+@needs_rapidocr
 def test_only_the_pages_read_by_ocr_are_labelled_ocr(tmp_path, tiny_library, counting, make_config):
     from searchapp.library.search.preview import file_text
 

@@ -178,7 +178,7 @@ def test_upsert_updates_in_place_and_problem_files_list_the_rest(lib):
     assert again == fid and (row.size, row.sha256, row.status, row.error) == (20, "h2", "failed", "boom")
     assert row.mtime_ns < 2**63  # a date past int64 is clamped, never an overflow
     assert [(r.path, r.status) for r in store.problem_files()] == [("/r/a.txt", "failed"), ("/r/b.txt", "skipped")]
-    assert store.file_counts() == ({"failed": 1, "skipped": 1}, {}, 0, 0)
+    assert store.file_counts() == ({"failed": 1, "skipped": 1}, {}, 0, 0, 0, 0)
     with store.atomic():
         store.set_file_stat(fid, 7, 8)
     assert (store.file_by_path("/r/a.txt").size, store.file_by_path("/r/a.txt").mtime_ns) == (7, 8)
