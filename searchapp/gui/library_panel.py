@@ -38,7 +38,7 @@ ELSEWHERE_COLOR = QColor(110, 110, 110)  # another machine's folder in a shared 
 
 MOVED_ACTION = "Moved… (find where it is now)"
 MOVED_TIP = ("Renamed or moved it, or its drive is mounted elsewhere? Choose where it is now: the library follows it "
-             "there and keeps its meaning, nothing is embedded again.")
+             "there and keeps its meaning: only a file edited meanwhile is embedded again.")
 
 CHECKED_TIP = ("When a sync last checked the folder's files against the disk and read the new and changed ones. "
                "Adding their meaning and reading scans (OCR) come after that, and can take longer.")

@@ -37,7 +37,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.set_defaults(handler=cmd_undo)
 
     s = sub.add_parser("moved", help="an indexed folder was renamed or moved (or its drive mounted elsewhere): the "
-                                     "library follows it, its meaning kept (nothing embedded again)")
+                                     "library reads it there and follows it, its meaning kept (only a file edited "
+                                     "meanwhile is embedded again)")
     s.add_argument("old", metavar="OLD", help="the folder's place in the library (as `searchapp status` lists it)")
     s.add_argument("new", metavar="NEW", help="where that folder is now")
     add_wait_option(s)
