@@ -18,6 +18,7 @@ from searchapp.base.progress import CancelToken, Progress
 from searchapp.ingest.passage_context import model_input
 from searchapp.library import Library
 from searchapp.library.sync import meaning_beside
+from searchapp.library.sync import read_groups
 from searchapp.library.sync import words_pass as sync_module
 from searchapp.library.sync.meaning_beside import MeaningBeside, beside_words
 
@@ -85,6 +86,8 @@ def check_complete(lib: Library, encoder) -> dict[tuple[str, int], np.ndarray]:
 def small_batches(monkeypatch):
     monkeypatch.setattr(sync_module, "BATCH_CHUNKS", 6)  # many words batches, so many encodes beside them
     monkeypatch.setattr(sync_module, "BATCH_FILES", 3)
+    # groups read as small as the batches: a group reports each file as it starts reading it, before any is written
+    monkeypatch.setattr(read_groups, "GROUP_FILES", 3)
 
 
 def test_beside_leaves_the_library_words_then_meaning_leaves(tiny_encoder, tmp_path, monkeypatch, small_batches):
