@@ -1,4 +1,5 @@
-"""Members of containers: zip and tar entries, mbox messages, mail attachments — each indexed as its own entry.
+"""Members of containers: zip and tar entries, mbox messages, mail attachments, files embedded in a PDF or an Office
+Open XML document (embedded.py) — each indexed as its own entry.
 
 How a member is named (its key, `archive.zip//folder/file.pdf`, shown as `archive.zip › folder/file.pdf`): see
 base/member_paths.py. Member names are made plain here: `..`, absolute names, empty parts and control
@@ -28,6 +29,7 @@ from ...base.safe_open import open_regular
 from ...base.stored_names import cp1252_guess, disk_path
 from ...base.terminal import CONTROL_CHARS
 from ...base.types import Document
+from .embedded import DOCUMENT_SUFFIXES, embedded_files, holds_files
 from .encoding import read_capped
 from .tar_stream import STREAM_ERRORS, WalkCapReached, cut_short, ended_short, open_tar
 from .mail import forwarded_name, header, message_date, parse_message, split_mbox
@@ -78,6 +80,8 @@ def container_suffix(path: str | os.PathLike[str], head: Optional[bytes] = None)
     name = os.fspath(path)
     if named_container(name):
         return _suffix(name)
+    if _suffix(name) in DOCUMENT_SUFFIXES:  # a PDF or an Office file holding files (embedded.py); else its reader's
+        return _suffix(name) if holds_files(Path(name)) else ""
     return sniffed_suffix(name, head)
 
 
@@ -318,6 +322,8 @@ def _entries(src: Path | bytes, suffix: str, budget: _Budget, want: _Want) -> It
         return ((n, d, r, None, "") for n, d, r in _tar_members(src, budget, want))
     if suffix in _MAIL:
         return _mail_members(src, suffix, budget)
+    if suffix in DOCUMENT_SUFFIXES:
+        return ((n, d, r, None, "") for n, d, r in embedded_files(src, suffix, budget.max_member, budget.take, want))
     raise UnsupportedFileError(f'unsupported archive type "{suffix}"')
 
 
@@ -361,6 +367,13 @@ def _walk(src: Path | bytes, suffix: str, prefix: str, depth: int, budget: _Budg
             yield Member(prefix + "…", None, f"only the first {MAX_MEMBERS:,} members read")
             return
         inner = how or _suffix(name)
+        if data is not None and inner in DOCUMENT_SUFFIXES and depth < MAX_DEPTH and holds_files(data, name):
+            yield Member(key, data, why, date_ns, inner)  # a document is an entry of its own, its files below it
+            try:
+                yield from _walk(data, inner, key + MEMBER_SEP, depth + 1, budget, names, only)
+            except (ExtractionError, UnsupportedFileError) as exc:  # its own entry's reader says it too
+                yield Member(key + MEMBER_SEP + "…", None, f"embedded files not read: {exc}")
+            continue
         if data is not None and named_container(name) or how == ".eml":
             if how == ".eml" or inner in _MAIL:  # a message is an entry of its own, its attachments below it
                 yield Member(key, data, why, date_ns, how or inner)

@@ -131,7 +131,11 @@ _READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
     # footers and text boxes; an RTF's headers and footers (doc 3: an RTF file named .doc is read by it). A .docx's
     # imported RTF part (altChunk) and an .xls that is an xlsx inside are read by them too, but are rare enough
     # that their readers' numbers stay: every .docx and .xls of a library would be read again for them.
-    "pdf": 2, "xlsx": 2, "rtf": 2, "doc": 3,
+    "rtf": 2, "doc": 3,
+    # pdf, xlsx 3, docx, pptx 2 (decision 0189): a PDF's attached files and an Office Open XML file's embedded files
+    # are read as its members. The document's own entry is the same; the numbers rise so that a library reads its
+    # documents once more and finds the files they hold (pdf and xlsx 2 came in the same release: no more reading)
+    "pdf": 3, "xlsx": 3, "docx": 2, "pptx": 2,
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)

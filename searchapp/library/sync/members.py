@@ -24,6 +24,7 @@ from ...base.types import Document
 from ...ingest.extractors import extract
 from ...base.member_paths import MEMBER_SEP, display_path, member_key, split_member
 from ...ingest.extractors.mail_parse import parse_once
+from ...ingest.extractors.embedded import DOCUMENT_SUFFIXES
 from ...ingest.extractors.members import (Member, container_suffix, is_container, iter_members, listing,
                                           may_be_container)
 from ...ingest.scan import ScannedFile
@@ -121,9 +122,16 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
     old_self = existing.get(path)
     suffix = container_suffix(f.path)  # by name, or by content for a mailbox or message without a suffix
     own: Optional[Document] = None
-    if suffix in (".eml", ".msg"):  # a message is its own text; its attachments are its members
+    document = suffix in DOCUMENT_SUFFIXES  # a PDF or an Office file holding files: read by its reader, as ever
+    if suffix in (".eml", ".msg") or document:  # a message is its own text; its attachments are its members
+        budget = FileBudget(cancel, config.scan.file_budget_s) if document else cancel
         try:
-            own = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel)
+            own = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=budget)
+        except Cancelled:
+            if not isinstance(budget, FileBudget) or not budget.expired:
+                raise  # the sync's own cancel
+            problem(path, old_self, "failed", too_long(budget.seconds), f)
+            return
         except UnsupportedFileError as exc:  # skipped, or excluded: a message holding a key (decision 0177)
             problem(path, old_self, exc.status, str(exc), f)
             return
@@ -172,7 +180,7 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
         text = listing(os.path.basename(path), names)
         # a tar member's name may hold surrogates (tarfile decodes with surrogateescape)
         own = Document(valid_unicode(text), kind="mbox" if suffix == ".mbox" else "archive")
-    index_doc(path, old_self, f, sha, own, None)
+    index_doc(path, old_self, f, sha, own, None, ocr=pdf_waits_for_ocr(own, config) if document else None)
 
 
 def _holders_date(name: str, dates: dict[str, Optional[int]], own: Optional[int]) -> Optional[int]:

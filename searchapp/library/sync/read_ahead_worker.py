@@ -145,6 +145,7 @@ def _extract(path: str, old_sha: Optional[str], config: Config, cancel: Optional
     from ...base.errors import Cancelled, UnsupportedFileError
     from ...base.hashing import file_sha256, file_sha256_and_bytes
     from ...ingest.extractors import extract, takes_data
+    from ...ingest.extractors.embedded import holds_files
     from .file_boundary import file_failure
     from .file_budget import FileBudget, too_long
 
@@ -155,6 +156,8 @@ def _extract(path: str, old_sha: Optional[str], config: Config, cancel: Optional
         sha, data = file_sha256_and_bytes(where, max_bytes) if takes_data(where) else (file_sha256(where), None)
         if old_sha is not None and sha == old_sha:
             return Read(sha)  # touched, not changed: the sync only updates its stat
+        if holds_files(where):  # a document holding files is a container: the sync reads its members itself
+            return None
         budget = FileBudget(cancel, config.scan.file_budget_s)
         if clock is not None:
             clock(True)
