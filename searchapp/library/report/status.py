@@ -357,10 +357,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     meta = db.meta()
     keep = library_keep(config.models.pooling, meta, bool(embedded or chunks))
     identity = _identity(config, keep)
-    if isinstance(index, InStore):
-        vectors, unusable, consistent = embedded, np.empty(0, dtype=np.int64), True
-    else:
-        vectors, unusable, consistent = _index_check(db, index, embedded)
+    vectors, unusable, consistent = _vectors_check(db, index, embedded)
     m = config.models
     during_reindex = reindex_notice(db)
     rate = remembered_rate(db)
@@ -374,10 +371,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     older = read_by_older_readers(db, [r for r, shown in zip(rows, roots, strict=True) if not shown.missing])
     notes += [n for n in (ocr_status_note(config, ledger), _kept_note(config, keep, identity), _older_note(older)) if n]
     if len(unusable):
-        why = (f"{len(unusable)} passages have vectors that are not finite (NaN/inf, from a model that failed); "
-               "dense search leaves them out until `searchapp reindex` embeds them again with a working model")
-        notes.append(why)
-        reindex_needed = reindex_needed or why
+        notes.append(_unusable_note(len(unusable)))
+        reindex_needed = reindex_needed or notes[-1]
     failed, failed_groups, failed_states = group_in_states(
         [(state, (f.path, f.status, f.error or "")) for state, f in problem_files_in_state(db, owner)])
     not_indexed, member_groups = not_indexed_entries(db, owner=owner)
@@ -420,6 +415,19 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         query_path=_query_path(config, data_dir, identity),
         passage_path=_passage_path(config, identity),
     )
+
+
+def _vectors_check(db: Store, index: Optional[IndexIds | InStore], embedded: int) -> tuple[int, np.ndarray, bool]:
+    """(vectors, ids of vectors not finite, whether the index and the store agree): the store's own index (IN_STORE)
+    is the store's, nothing to compare."""
+    if isinstance(index, InStore):
+        return embedded, np.empty(0, dtype=np.int64), True
+    return _index_check(db, index, embedded)
+
+
+def _unusable_note(n: int) -> str:
+    return (f"{n} passages have vectors that are not finite (NaN/inf, from a model that failed); "
+            "dense search leaves them out until `searchapp reindex` embeds them again with a working model")
 
 
 def _passage_path(config: Config, identity: Optional[ModelIdentity]) -> str:
