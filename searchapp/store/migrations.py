@@ -139,8 +139,10 @@ MIGRATIONS: list[str] = [
     """,
     # The shelf (store/shelf.py, decision 0187): the vectors of passages a sync deleted from a file of a git working
     # tree, by their model input's hash, with the folder they were of and when. An older version ignores it (it
-    # shelves nothing, finds nothing there); what it may leave behind (a folder it removed, a model it changed) is
-    # pruned by this one's next sync, and never reused meanwhile (the shelf's identity).
+    # shelves nothing, finds nothing there); a model it changed is pruned by this one's next sync, and never reused
+    # meanwhile (the shelf's identity). A folder it removes takes its shelved vectors with it by the trigger: a
+    # root's id is a rowid, taken again by the next folder added, so a prune by ids no longer in `roots` kept them
+    # as the new folder's.
     """
     CREATE TABLE shelved_vectors (
         text_hash TEXT PRIMARY KEY,
@@ -150,6 +152,9 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX shelved_vectors_at ON shelved_vectors(shelved_at);
     CREATE INDEX shelved_vectors_root ON shelved_vectors(root_id);
+    CREATE TRIGGER shelved_vectors_root_gone AFTER DELETE ON roots BEGIN
+        DELETE FROM shelved_vectors WHERE root_id = old.id;
+    END;
     """,
 ]
 

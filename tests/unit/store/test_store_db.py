@@ -246,6 +246,25 @@ def test_the_shelf_gives_vectors_back_by_hash_within_its_caps_and_only_for_its_m
     assert store.shelved_vectors(["h-b"]) == {} and store.prune_shelf() == 1 and store.shelved_count() == 0
 
 
+def test_a_folder_an_older_version_removed_leaves_nothing_on_the_shelf_when_its_id_is_taken_again(lib):
+    """Roots' ids are rowids: the version before (which opens this schema, and knows no shelf) removes the newest
+    folder and adds another, which takes its id. The removed folder's shelved vectors must go all the same, not
+    stay as the new folder's (prune_shelf tells a removed folder by its id alone)."""
+    store, _ = lib
+    old_root = store.add_root("/private")
+    with store.atomic():
+        fid = store.upsert_file(old_root, "/private/diary.txt", 1, 1, None, "indexed", None, "txt", 1)
+        store.insert_chunks(fid, [_chunk(0, "diary", np.ones(4, np.float32))])
+        assert store.shelve_vectors(fid, old_root) == 1
+        store.delete_file(fid)
+    with store.atomic():  # the older version's delete_root: roots, files and passages, not the shelf
+        store.execute("DELETE FROM files WHERE root_id = ?", (old_root,))
+        store.execute("DELETE FROM roots WHERE id = ?", (old_root,))
+    assert store.add_root("/elsewhere") == old_root  # the id again
+    store.prune_shelf()
+    assert store.shelved_count() == 0 and store.vectors_by_hash(["h-diary"]) == {}
+
+
 @pytest.mark.parametrize("seed,short_texts", [(0, False), (1, False), (2, True)])
 def test_embedded_ids_are_exactly_the_rows_with_a_vector(lib, seed, short_texts):
     # embedded_ids reads every id from a covering index less the waiting ones; the plain query over the table
@@ -376,6 +395,7 @@ def test_fts_query_quotes_words_drops_stop_words_and_marks_prefixes():
 def _back_to_schema_7(path) -> None:
     """The library as the version before decision 0152 wrote it: no files.reader (nor 0187's shelf)."""
     conn = sqlite3.connect(path)
+    conn.execute("DROP TRIGGER shelved_vectors_root_gone")
     conn.execute("DROP TABLE shelved_vectors")
     conn.execute("DELETE FROM meta WHERE key = 'schema'")  # steps were counted by user_version alone then
     conn.execute("DROP TRIGGER files_reader_unknown")
