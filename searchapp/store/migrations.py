@@ -142,16 +142,19 @@ MIGRATIONS: list[str] = [
     # shelves nothing, finds nothing there); a model it changed is pruned by this one's next sync, and never reused
     # meanwhile (the shelf's identity). A folder it removes takes its shelved vectors with it by the trigger: a
     # root's id is a rowid, taken again by the next folder added, so a prune by ids no longer in `roots` kept them
-    # as the new folder's.
+    # as the new folder's. `path`: the entry they were of, so that one excluded later, or found to hold a secret,
+    # takes its earlier versions' vectors with it (Shelf.unshelve_entry).
     """
     CREATE TABLE shelved_vectors (
         text_hash TEXT PRIMARY KEY,
         vector BLOB NOT NULL,
         root_id INTEGER NOT NULL,
-        shelved_at REAL NOT NULL
+        shelved_at REAL NOT NULL,
+        path TEXT
     );
     CREATE INDEX shelved_vectors_at ON shelved_vectors(shelved_at);
     CREATE INDEX shelved_vectors_root ON shelved_vectors(root_id);
+    CREATE INDEX shelved_vectors_path ON shelved_vectors(path);
     CREATE TRIGGER shelved_vectors_root_gone AFTER DELETE ON roots BEGIN
         DELETE FROM shelved_vectors WHERE root_id = old.id;
     END;

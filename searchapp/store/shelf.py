@@ -49,8 +49,9 @@ class Shelf(Statements):
             self.execute("DELETE FROM shelved_vectors")
             self.set_meta(SHELF_META, library_identity(self))
         return int(self.execute(
-            "INSERT OR REPLACE INTO shelved_vectors(text_hash, vector, root_id, shelved_at) "  # noqa: S608 (a constant)
-            f"SELECT c.text_hash, c.vector, ?, ? FROM chunks c WHERE c.file_id = ? AND {EMBEDDED} "
+            "INSERT OR REPLACE INTO shelved_vectors(text_hash, vector, root_id, shelved_at, path) "  # noqa: S608 (a constant)
+            f"SELECT c.text_hash, c.vector, ?, ?, (SELECT path FROM files WHERE id = c.file_id) FROM chunks c "
+            f"WHERE c.file_id = ? AND {EMBEDDED} "
             "AND NOT EXISTS (SELECT 1 FROM chunks o WHERE o.text_hash = c.text_hash AND o.file_id != c.file_id)",
             (root_id, time.time(), file_id)).rowcount)
 
@@ -74,6 +75,12 @@ class Shelf(Statements):
             for i in range(0, len(wanted), 500):
                 part = wanted[i:i + 500]
                 self.execute(f"DELETE FROM shelved_vectors WHERE text_hash IN ({','.join('?' * len(part))})", part)  # noqa: S608 (? only)
+
+    def unshelve_entry(self, file_id: int) -> None:
+        """Take off the shelf what entry `file_id` left there before (its earlier versions' vectors), as its
+        passages go without being shelved: a file excluded, or found to hold a secret, keeps no meaning here."""
+        if self._has_shelved():
+            self.execute("DELETE FROM shelved_vectors WHERE path = (SELECT path FROM files WHERE id = ?)", (file_id,))
 
     def prune_shelf(self, max_vectors: int = SHELF_MAX, max_days: float = SHELF_DAYS,
                     now: Optional[float] = None) -> int:

@@ -299,6 +299,8 @@ def rewrite_entry(store: Store, index: IndexWriter, old_id: Optional[int], write
     batch does. Returns how many passages were dropped."""
     with store.atomic():
         removed = store.delete_chunks_of_file(old_id) if old_id is not None else []
+        if old_id is not None and hasattr(store, "unshelve_entry"):  # a secret found: no earlier version kept (0187)
+            store.unshelve_entry(old_id)
         write()
         if removed:
             store.bump_generation()

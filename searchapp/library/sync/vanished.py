@@ -271,6 +271,8 @@ def delete_entries(store: Store, index: IndexWriter, rows: list[FileRow], rep: S
         for row in rows:
             if shelve is not None and row.status == "indexed" and trees.gone_from(row.path):
                 shelve(row.id, row.root_id)
+            elif shelve is not None:  # excluded, or gone from no git tree: its earlier versions' meaning goes too
+                store.unshelve_entry(row.id)
             removed += store.delete_file(row.id)
         store.bump_generation()
     if removed:

@@ -101,3 +101,26 @@ def test_a_branch_switched_back_takes_its_meaning_off_the_shelf_in_a_git_tree_al
     assert [h.path for h in lib.search("Brest tide gauge sea level", mode="dense").hits][:1] == [str(gauge)]
     lib.remove_folder(repo)
     assert lib.store.shelved_count() == 0
+
+
+@pytest.mark.engines("sqlite")
+@pytest.mark.parametrize("how", ["excluded", "secret"])
+def test_a_file_left_out_later_takes_its_earlier_versions_off_the_shelf(tiny_library, tmp_path, make_config, how):
+    """A git tree's file edited (its old text's vector shelved), then excluded or found to hold an access token:
+    its meaning goes, the shelved vectors of its earlier versions too (they stayed up to 30 days)."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    diary = repo / "diary.md"
+    (repo / "readme.md").write_text("Tide tables for the harbour.\n", encoding="utf-8")
+    diary.write_text("I told nobody about the hospital visit on Tuesday.\n", encoding="utf-8")
+    lib = tiny_library
+    lib.add_folder(repo)
+    diary.write_text("Shopping list: eggs, flour, walrus food.\n", encoding="utf-8")
+    lib.sync()
+    assert lib.store.shelved_count() == 1
+    if how == "excluded":
+        lib.config = make_config(models={"reranker": ""}, scan={"exclude": ["diary.md"]})
+    else:
+        diary.write_text("deploy with ghp_R7kQ2xZp9LmN4vB8cT1wY6dF3hJ5sGqaE2uI\n", encoding="utf-8")
+    lib.sync()
+    assert lib.store.shelved_count() == 0
