@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..base.page_names import page_label
+from ..base.plural import counted
 from ..base.types import Hit
 from ..library import DuplicateReport, NearGroup, NearPair, PassagePair
 from ..library.search.duplicates import CAUTION
@@ -136,7 +137,9 @@ class DuplicatesWindow(QWidget):
         self.tree = QTreeWidget()
         self.tree.setObjectName("dupTree")
         self.tree.setHeaderLabels(["Files", "Similarity"])
-        self.tree.setColumnWidth(0, 330)  # a group's pairs sit three levels deep: "a.docx  ≈  b.docx" still reads
+        # a group's pairs sit three levels deep: "a.docx  ≈  b.docx" still reads; the similarity beside it whole
+        # ("<0.80–0.958" was cut at 1280x800: the tree's part of the window left it 76 px)
+        self.tree.setColumnWidth(0, 310)
         # Copies often share their name and differ by their folder: each shows its name, then where it is from
         # the folder they share (told_apart), greyed, its last folders kept when it must be cut ("…/Backup old");
         # cut in the middle, three copies read alike ("/tmp/s17/win/ho…/bug1868759.p"). The whole path is the
@@ -271,13 +274,14 @@ class DuplicatesWindow(QWidget):
 
 
 def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+    return counted(n, noun, grouped=True)  # "28,329 pairs", as the window writes numbers
 
 
 def _span(group: NearGroup, threshold: float) -> str:
     """The lowest and highest similarity inside a group: below the threshold when two of its files are not near."""
     low = f"<{threshold:.2f}" if group.not_near else f"{group.lowest:.3f}"
-    return f"{low}–{group.highest:.3f}"
+    high = f"{group.highest:.3f}"
+    return high if low == high else f"{low}–{high}"  # "0.996–0.996" read as a range that is none
 
 
 def _group_note(group: NearGroup, weakest: NearPair, threshold: float) -> str:

@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
 
 from ..base.errors import HeldElsewhere
+from ..base.plural import counted
 from ..base.progress import Progress
 from ..library.report.status import scanned_counts
 from ..library.shared import SharedLibrary
@@ -264,10 +265,11 @@ class WriteJobs(QObject):
         embedded = rep.chunks_embedded
         return (
             lead + f"{scanned_counts(rep.scanned, rep.members, grouped=True)} scanned: {rep.said('added', 'updated', 'removed')}"
-            + (f", {bad} not indexed" if bad else "")
-            + (f", {len(rep.left_out)} left out on purpose (secrets, lockfiles…)" if rep.left_out else "")
-            + f"; {embedded} passage{'' if embedded == 1 else 's'} embedded"
-            + (f", {rep.chunks_pending} still to embed (searchable by words)" if rep.chunks_pending else "")
+            # thousands grouped as everywhere in the window: "3,000 files scanned … 3725 passages embedded" (n7)
+            + (f", {bad:,} not indexed" if bad else "")
+            + (f", {len(rep.left_out):,} left out on purpose (secrets, lockfiles…)" if rep.left_out else "")
+            + f"; {counted(embedded, 'passage', grouped=True)} embedded"
+            + (f", {rep.chunks_pending:,} still to embed (searchable by words)" if rep.chunks_pending else "")
             + (f"; {len(rep.missing_roots)} folder(s) missing, kept as they were" if rep.missing_roots else "")
             # every note, as `index` prints them: why files wait for OCR, the folders skip_dirs left out on a first
             # sync, a folder dropped inside an indexed one ("0 added" alone read as if it had been ignored)

@@ -113,6 +113,7 @@ def test_near_duplicates_are_listed_in_groups(qtbot):
     from itertools import combinations
 
     from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
 
     from searchapp.gui.duplicates_window import DuplicatesWindow
     from searchapp.library import DuplicateReport, NearPair, PassagePair
@@ -122,15 +123,22 @@ def test_near_duplicates_are_listed_in_groups(qtbot):
             for i, j in combinations(range(4), 2)]
     v1, v2, v3 = "/home/me/Work/v1.txt", "/home/me/Work/v2.txt", "/home/me/Work/<b>v3.txt"
     near += [NearPair(v1, v2, 0.95), NearPair(v3, v2, 0.85)]
+    # three files as alike as each other: one similarity, not the range "0.996–0.996" (a newcomer, n7)
+    pumps = ["/home/me/heatpump.md", "/home/me/heatpump (1).md", "/home/me/heatpump-v2.md"]
+    near += [NearPair(a, b, 0.9) for a, b in combinations(pumps, 2)]
+    days = [f"/home/me/Logs/day-{d:02d}.txt" for d in range(30)]  # a long chain: the tree scrolls, as at home
+    near += [NearPair(a, b, 0.82) for a, b in zip(days, days[1:], strict=False)]
     near.sort(key=lambda p: -p.similarity)
     dw = DuplicatesWindow(0.8)
     qtbot.addWidget(dw)
-    dw.resize(1280, 800)
+    dw.resize(1200, 640)  # its own size, in a 1280x800 window
+    dw.show()
     dw.set_report(DuplicateReport(exact=[], near=near, threshold=0.8))
-    assert dw.summary.text().startswith("0 groups of exact copies, 2 groups of near duplicates (8 pairs, threshold")
+    assert dw.summary.text().startswith("0 groups of exact copies, 4 groups of near duplicates (40 pairs, threshold")
     top = dw.tree.topLevelItem(1)
-    assert top.text(0) == "Near duplicates (2 groups)"
-    template, versions = children(top)
+    assert top.text(0) == "Near duplicates (4 groups)"
+    template, alike, versions, _ = children(top)  # the surest group first
+    assert (alike.text(0), alike.text(1)) == ("3 files ≈ heatpump.md", "0.900")
     assert (template.text(0), template.text(1)) == ("4 files ≈ 2026-11-02.md", "0.940–0.980")
     assert [f.text(0) for f in children(template)[:4]] == notes
     inside = children(template)[4]
@@ -147,6 +155,10 @@ def test_near_duplicates_are_listed_in_groups(qtbot):
     assert (dw.side_a.path, dw.side_b.path) == (notes[3], notes[2]) and dw.side_a.browser.toPlainText().endswith("note 3")
     # the chain: two of its files are not near at all; said, with the caution, as plain text
     assert (versions.text(0), versions.text(1)) == ("3 files ≈ v1.txt", "<0.80–0.950")
+    # the similarity is read whole, not cut at the window's edge ("<0.80–0.9" at 1280x800)
+    QApplication.processEvents()  # laid out: the last column takes what the first leaves
+    seen = dw.tree.viewport().width() - dw.tree.header().sectionViewportPosition(1)  # the column's part in view
+    assert seen >= dw.tree.fontMetrics().horizontalAdvance(versions.text(1)) + 8, seen
     dw.tree.setCurrentItem(versions)
     assert dw.note.textFormat() == Qt.TextFormat.PlainText
     assert ("Not every two are near duplicates: <b>v3.txt and v1.txt are linked only through 1 other file "

@@ -371,6 +371,18 @@ def test_a_long_status_message_is_not_cut_by_the_labels_beside_it(qtbot, open_wi
     qtbot.waitUntil(lambda: all(lab.isVisible() for lab in everything), timeout=WAIT_MS)
 
 
+def test_a_syncs_summary_groups_its_thousands_as_the_rest_of_the_window():
+    """"3,000 files scanned: 3,000 added … 3725 passages embedded" (a newcomer, n7): one line, two ways to write a
+    number. No window needed: the line is what the status bar shows."""
+    from searchapp.gui.write_jobs import WriteJobs
+    from searchapp.library.sync.contract import SyncReport
+
+    said = WriteJobs.summary(SyncReport(scanned=3000, added=2997, skipped=1204, quiet=1, failed=1,
+                                        chunks_embedded=3725, chunks_pending=1500))
+    assert said == ("3,000 files scanned: 2,997 added, 0 updated, 0 removed, 1,204 not indexed; "
+                    "3,725 passages embedded, 1,500 still to embed (searchable by words)"), said
+
+
 def test_ctrl_comma_opens_the_settings_from_the_window_and_from_its_other_windows(qtbot, open_window):
     from searchapp.gui.settings_dialog import SettingsDialog
 
