@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["counted", "members_noun", "scanned_counts"]
+__all__ = ["counted", "members_noun", "scanned_counts", "entry_counts"]
 
 
 def counted(n: int, noun: str, many: Optional[str] = None, grouped: bool = False) -> str:
@@ -25,3 +25,11 @@ def scanned_counts(scanned: int, members: int, grouped: bool = False) -> str:
     """What a sync met, files and members apart (decision 0163): "9 files and 3 items in archives and mail"."""
     return counted(scanned - members, "file", grouped=grouped) + (
         f" and {members_noun(members, grouped)}" if members else "")
+
+
+def entry_counts(entries: int, members: int, grouped: bool = False) -> str:
+    """`entries` of which `members` are members, files and members apart as scanned_counts says them, the files
+    only where there are some: "56 files and 173 items in archives and mail", "3 items in archives and mail",
+    "1 file" (the entries not indexed: a sync's header, `status` and the window's list)."""
+    files = entries - members
+    return scanned_counts(entries, members, grouped) if files or not members else members_noun(members, grouped)

@@ -18,8 +18,9 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
 
 from ..base.types import Hit
 from ..library import LibraryStatus
-from ..library.report.not_indexed import entries_in
-from ..library.report.status import folder_counts
+from ..base.plural import entry_counts
+from ..library.report.not_indexed import entries_in, members_in
+from ..library.report.status import by_rule_counts, cut_lines, folder_counts
 from .elided_label import ElidedLabel
 from .name_first import NAME_FIRST_ROLE, NameFirstDelegate
 from .open_file import FileOpener
@@ -113,6 +114,30 @@ def _not_indexed(status: LibraryStatus) -> list[tuple[str, str, str]]:
     return status.not_indexed or status.failed
 
 
+def _not_indexed_counts(status: LibraryStatus) -> tuple[int, int]:
+    """(entries, of them members of archives and mail) not indexed: what `status`'s "not indexed:" counts."""
+    rows = _not_indexed(status)
+    return entries_in(rows, status.member_groups), members_in(rows, status.member_groups)
+
+
+def problems_label(status: LibraryStatus) -> str:
+    """The Not indexed button: the entries not indexed, files and members apart as the Files column writes them
+    ("Not indexed: 56 + 173"; the tooltip and the list's note say which is which, as `status` does)."""
+    entries, members = _not_indexed_counts(status)
+    return f"Not indexed: {entries - members:,} + {members:,}" if members else f"Not indexed: {entries:,}"
+
+
+def problems_note(status: LibraryStatus) -> str:
+    """What the Not indexed list and its button's tooltip say of the counts, in `status`'s words: the entries not
+    indexed, files and members apart; those left out on purpose, by rule (counted, not listed); the files the text
+    caps cut (indexed, so no row, but a word past the cut is never found: `status` names them too)."""
+    entries, members = _not_indexed_counts(status)
+    lines = [f"{entry_counts(entries, members, grouped=True)} not indexed"
+             + (f"; left out on purpose: {by_rule_counts(status.left_out)}" if status.left_out else "")]
+    lines += cut_lines(status.cut, status.cut_count, status.chunks)
+    return "\n".join(lines)
+
+
 # The order of the list: what a person can act on first (a broken file to replace, a password to remove, a file
 # left out for a reason), then files read that hold no text, then what will be read by itself (OCR still to come).
 # Before, 47 "no text found" rows came first and the truncated PDFs and corrupt documents last.
@@ -141,7 +166,7 @@ class ProblemsDialog(QDialog):
     openRequested = Signal(QUrl)  # a not-indexed file (or its folder) for the desktop: the window's open_url
 
     def __init__(self, failed: list[tuple[str, str, str]], parent: Optional[QWidget] = None,
-                 groups: Optional[dict[tuple[str, str, str], list[str]]] = None) -> None:
+                 groups: Optional[dict[tuple[str, str, str], list[str]]] = None, note: str = "") -> None:
         super().__init__(parent)
         self.setWindowTitle("Files not indexed")
         self.setObjectName("problemsDialog")
@@ -170,6 +195,13 @@ class ProblemsDialog(QDialog):
         table.itemSelectionChanged.connect(self._selected)
         self.table = table
         lay = QVBoxLayout(self)
+        # the counts in `status`'s words and the files the text caps cut (problems_note); plain text: paths
+        self.note = QLabel(note)
+        self.note.setObjectName("problemsNote")
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        self.note.setWordWrap(True)
+        self.note.setVisible(bool(note))
+        lay.addWidget(self.note)
         lay.addWidget(table)
         lay.addLayout(self._buttons())
         self._selected()
@@ -394,7 +426,8 @@ class LibraryPanel(QWidget):
                 item.flags() & Qt.ItemFlag.ItemIsSelectable))
         if status is not None:
             self._show_shared(status)
-            self.problems_button.setText(f"Not indexed: {entries_in(_not_indexed(status), status.member_groups)}")
+            self.problems_button.setText(problems_label(status))
+            self.problems_button.setToolTip(tooltip(problems_note(status)))
         self.hint.setVisible(not self.tree.topLevelItemCount())
         self._update_buttons()
 
@@ -441,7 +474,8 @@ class LibraryPanel(QWidget):
 
     def show_problems(self) -> ProblemsDialog:
         st = self.status
-        self.problems_dialog = ProblemsDialog(_not_indexed(st) if st else [], self, st.member_groups if st else None)
+        self.problems_dialog = ProblemsDialog(_not_indexed(st) if st else [], self, st.member_groups if st else None,
+                                              problems_note(st) if st else "")
         self.problems_dialog.openRequested.connect(self.openRequested)
         self.problems_dialog.show()
         return self.problems_dialog
@@ -452,7 +486,8 @@ class LibraryPanel(QWidget):
         self.moved_button.setEnabled(self._selected_missing() is not None)
         self.remove_button.setEnabled(has)
         self.resync_button.setEnabled(bool(self.status and self.status.roots))
-        self.problems_button.setEnabled(bool(self.status and _not_indexed(self.status)))
+        # the files cut by the text caps are said in its list's note: open it for them alone too
+        self.problems_button.setEnabled(bool(self.status and (_not_indexed(self.status) or self.status.cut_count)))
 
     def ask_folder(self) -> QFileDialog:
         """Add Folder…: a folder chooser that opens in the home folder (not the folder the app was started in);

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ...base.progress import CancelToken
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_index", "print_report", "print_missing", "print_left_out", "print_stopped_before",
+__all__ = ["register", "cmd_index", "print_report", "newly_not_indexed", "print_missing", "print_left_out", "print_stopped_before",
            "stopped_text"]
 
 
@@ -153,14 +153,33 @@ def print_report(total: SyncReport, as_json: bool) -> None:
         unopened = unopened_counts(total.not_document_types, total.left_out_by_rules, total.folders_left_out)
         if unopened:  # every file met is counted somewhere (decision 0180)
             print(f"also met, never opened: {unopened}")
-        if total.problems:
-            print_left_out(f"{counted(len(total.problems), 'file')} newly not indexed (`searchapp status` lists every "
-                           "file not indexed):", [(p, "", r) for p, r in total.problems], len(total.problems))
+        if total.problems or total.no_words:
+            print_left_out(newly_not_indexed(total), [(p, "", r) for p, r in total.problems + total.no_words],
+                           len(total.problems) + len(total.no_words))
         _list_left_out(total.left_out)
         print_stopped_before(total)
         for n in total.notes + [n for n in (total.reread_note(),) if n is not None]:
             print(f"searchapp: note: {printable(n)}", file=sys.stderr)
         _list_read_differently(total.read_differently)
+
+
+def newly_not_indexed(rep: SyncReport) -> str:
+    """The header of the entries this sync newly left not indexed, files and members apart as the scan line and
+    `status` count them: "56 files and 173 items in archives and mail newly not indexed". The images without words
+    are among them (`status` and the window count them): "214 newly not indexed" beside status's 229 read as
+    15 entries lost (a newcomer); they are named last, the files a person may mend first."""
+    from ...base.member_paths import split_member
+    from ...base.plural import entry_counts
+
+    entries = rep.problems + rep.no_words
+    members = sum(split_member(p)[1] is not None for p, _ in entries)
+    pictures = (f", {len(rep.no_words):,} of them images without words (named last)"
+                if rep.no_words and rep.problems else "")
+    # the scans waiting for OCR are not indexed too (status counts them), said by the summary line, not listed here
+    waiting = rep.ocr_pending - rep.moved_waiting
+    besides = f", besides the {waiting:,} waiting for OCR" if waiting else ""
+    return (f"{entry_counts(len(entries), members)} newly not indexed{pictures}{besides} (`searchapp status` "
+            "lists every one not indexed):")
 
 
 def print_stopped_before(rep: SyncReport) -> None:
@@ -217,7 +236,8 @@ def _rest(rows: list[Row], groups: MemberGroups, unlisted: int = 0) -> str:
 
     files = entries_in(rows, groups) + unlisted
     lines = f" in {counted(len(rows), 'more line')}" if len(rows) != files and not unlisted else ""
-    return f"{counted(files, 'more file')}{lines} (`searchapp status --files` lists each file with its state)"
+    # "more", not "more files": the header counts files and items in archives and mail apart, and these are both
+    return f"{files:,} more{lines} (`searchapp status --files` lists each one with its state)"
 
 
 def _list_read_differently(paths: list[str]) -> None:

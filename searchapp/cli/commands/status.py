@@ -128,11 +128,14 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     for line in cut_lines(st.cut, st.cut_count, st.chunks):  # why a word at the end of a huge file is not found
         say(printable(line))
     if st.failed:
-        from ...library.report.not_indexed import entries_in
+        from ...base.plural import entry_counts
+        from ...library.report.not_indexed import entries_in, members_in
 
         entries = entries_in(st.failed, st.member_groups)  # as the counts above count: a grouped row is its members
         rows = len(st.failed)
-        say(f"not indexed ({entries}" + (f" in {counted(rows, 'row')}" if entries != rows else "") + "):")
+        # files and members apart, as the `files:` line above and a sync's header count them (decision 0163)
+        said = entry_counts(entries, members_in(st.failed, st.member_groups))
+        say(f"not indexed: {said}" + (f" in {counted(rows, 'row')}" if entries != rows else "") + ":")
         for row in st.failed:  # by the state the ledger's query gave it: the one `status --files STATE` finds it by
             path, _, reason = row
             say(f"  [{st.failed_states[row]}] {printable(display_path(path))}: {printable(reason)}")

@@ -147,6 +147,9 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
             continue
         # Read either way: with text it is added, without it stays skipped ("no text found") and waits no more
         _recount(rep, row, counted, "added" if indexed else "skipped")
+        if not indexed:  # newly not indexed (it waited): counted with the problems, as status counts it, named after
+            rep.no_words.append((row.path, "image: OCR found no text" if row.kind == "image"
+                                 else "image only: OCR found no text"))
         if read and cached is None:  # read by the engine now (not from the cache: a scan renamed or copied), and
             found += indexed  # not a PDF indexed from its text layer alone because OCR failed on it
             done += 1

@@ -99,6 +99,8 @@ class SyncReport:
     # of `skipped`, the entries left out on purpose (a rule: a secret, a lockfile; decisions 0177, 0178) or empty:
     # no problem, so the window's "not indexed" leaves them out (`left_out` names those newly left out)
     quiet: int = 0
+    # of `quiet`, those found again under another name (an empty file renamed): said as moved, not also as left out
+    moved_quiet: int = 0
     # of `skipped`, the entries still waiting for OCR when the sync ended (no engine, a stop, more than one sync
     # reads): said as "3 waiting for OCR", as `status` lists them (files_by_state's ocr_pending), not as skipped;
     # one its OCR step reads is counted added (or failed) instead
@@ -116,6 +118,9 @@ class SyncReport:
     # (path, reason) newly left out by a rule (excluded): a secret (decision 0177), a lockfile or a minified bundle
     # (0178); said apart, as the app doing its job, not a problem
     left_out: list[tuple[str, str]] = field(default_factory=list)
+    # (path, reason) newly not indexed for holding no words (an image OCR found none in, an SVG icon): counted with
+    # `problems` as newly not indexed, as `status` and the window count them, and named after them (nothing to mend)
+    no_words: list[tuple[str, str]] = field(default_factory=list)
     # (root, reason) of roots that could not be read: nothing of them was changed (an error for the caller)
     missing_roots: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. a path synced as part of the folder it is in
@@ -156,15 +161,20 @@ class SyncReport:
         them: `said("added", "updated", "removed")` is "3 added, 0 updated, 1 removed". Entries renamed or moved
         are said once, after the additions ("1 renamed or moved", only when there is one; an archive with its
         members as one), and counted in neither the additions nor the removals; entries waiting for OCR after the
-        skipped ("3 waiting for OCR", only when there are some), not among them. zeros=False leaves out the counts
+        skipped ("3 waiting for OCR", only when there are some), not among them, and entries left out on purpose (empty, a
+        secret, a lockfile) after the failed ("2 left out", only when there are some). zeros=False leaves out the counts
         that are 0."""
         value = {"added": self.added - (self.moved - self.moved_not_indexed), "updated": self.updated,
                  "unchanged": self.unchanged + self.renumbered, "removed": self.removed - self.moved,
                  # a file left out that moved is said as moved, not also as skipped (the sum stays the files scanned)
+                 # and one left out on purpose (empty, a secret) as left out, the word `status` counts it by
                  "skipped": self.skipped - self.ocr_pending - (self.moved_not_indexed - self.moved_waiting
-                                                               - self.moved_failed),
+                                                               - self.moved_failed) - (self.quiet - self.moved_quiet),
                  "failed": self.failed - self.moved_failed}
         waiting = self.ocr_pending - self.moved_waiting
+        left_out = self.quiet - self.moved_quiet
+        # after the last of skipped and failed said, as status orders them ("2 skipped, 1 failed, 2 left out")
+        last = next((name for name in reversed(counts) if name in ("skipped", "failed")), None)
         parts: list[tuple[int, str]] = []
         for name in counts:
             parts.append((value[name], name))
@@ -172,6 +182,8 @@ class SyncReport:
                 parts.append((self.moved - self.moved_members - self.renumbered, "renamed or moved"))
             if name == "skipped" and waiting:
                 parts.append((waiting, "waiting for OCR"))
+            if name == last and left_out:
+                parts.append((left_out, "left out"))
         return ", ".join(f"{n:,} {name}" for n, name in parts if n or zeros)
 
     def files_changed(self) -> int:
@@ -182,7 +194,7 @@ class SyncReport:
 
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "moved", "moved_members", "renumbered",
-                     "moved_not_indexed", "moved_waiting", "moved_failed", "skipped", "quiet", "ocr_pending", "failed",
+                     "moved_not_indexed", "moved_waiting", "moved_failed", "skipped", "quiet", "moved_quiet", "ocr_pending", "failed",
                      "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread", "not_documents"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for mine, theirs in ((self.not_document_types, other.not_document_types),
@@ -192,6 +204,7 @@ class SyncReport:
                 mine[key] = mine.get(key, 0) + n
         self.problems += other.problems
         self.left_out += other.left_out
+        self.no_words += other.no_words
         self.missing_roots += other.missing_roots
         self.notes += other.notes
         self.embedded_by = other.embedded_by or self.embedded_by  # the last to hand its meaning over

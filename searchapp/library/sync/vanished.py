@@ -18,6 +18,7 @@ import numpy as np
 from ...base.member_paths import split_member
 from ...ingest.extractors.members import named_container
 from ...store import FileRow, Store
+from ...store.ledger import EMPTY
 from .contract import IndexWriter, SyncReport
 from .git_trees import GitTrees
 from .ocr_waits import WAITING
@@ -244,8 +245,10 @@ def _count_not_indexed_moves(found: list[tuple[FileRow, str]], rep: SyncReport) 
     rep.moved += len(found)
     rep.moved_not_indexed += len(found)
     rep.moved_failed += sum(1 for row, _ in found if row.status == "failed")
+    rep.moved_quiet += sum(1 for row, _ in found if row.status == "excluded" or row.error == EMPTY)
     moved_to = Counter(path for _, path in found)
     rep.problems = _not_moved(rep.problems, moved_to)
+    rep.no_words = _not_moved(rep.no_words, moved_to)
     rep.left_out = _not_moved(rep.left_out, moved_to)  # a key left out, renamed: left out still, no news
 
 

@@ -434,8 +434,8 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
                     index: IndexWriter, rep: SyncReport, f: Optional[ScannedFile] = None,
                     real: Optional[str] = None, sha: Optional[str] = None, listed: bool = True) -> None:
     """Record a file skipped or failed, with the `sha` of the bytes that were read (a skipped file's: the next
-    sync that finds the same bytes keeps it as it is instead of extracting it again). Not `listed`: counted, never
-    named among the sync's problems (an image without words)."""
+    sync that finds the same bytes keeps it as it is instead of extracting it again). Not `listed`: an image without
+    words, newly not indexed all the same (`no_words`: named after the problems, which a person may mend)."""
     if status == "failed":
         rep.failed += 1
     else:
@@ -450,8 +450,8 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
     if not already:  # written below (an empty entry too: an indexed one emptied must lose its passages)
         if status == "excluded":
             rep.left_out.append((path, reason))
-        elif reason != EMPTY and listed:  # an empty file is no problem to list: it has nothing to find
-            rep.problems.append((path, reason))
+        elif reason != EMPTY:  # an empty file is no problem to list: it has nothing to find
+            (rep.problems if listed else rep.no_words).append((path, reason))
     elif old is not None and sha in (None, old.sha256) and (reader is None or (old.reader or 0) >= reader):
         if f is not None and f.ctime_ns != old.ctime_ns:  # else a file to check again would be, every sync
             store.set_file_stat(old.id, f.size, f.mtime_ns, f.ctime_ns)

@@ -278,7 +278,7 @@ def test_the_summary_says_scans_waiting_for_ocr_apart_from_the_skipped_as_status
     for rep, line in ((tiny_library.add_folder(docs), "1 added, 0 updated, 0 unchanged"),
                       (tiny_library.sync(), "0 added, 0 updated, 1 unchanged")):  # and again, nothing changed
         assert rep.said("added", "updated", "unchanged", "removed", "skipped", "failed") == \
-            f"{line}, 0 removed, 1 skipped, 3 waiting for OCR, 0 failed"
+            f"{line}, 0 removed, 0 skipped, 3 waiting for OCR, 0 failed, 1 left out"  # empty.txt: as status says it
         assert (rep.scanned, rep.skipped, rep.ocr_pending) == (5, 4, 3)
         print_report(rep, as_json=True)
         said = json.loads(capsys.readouterr().out)
@@ -289,7 +289,7 @@ def test_the_summary_says_scans_waiting_for_ocr_apart_from_the_skipped_as_status
     # status's own line says them as the summary does ("5 (1 indexed, 4 skipped)" before); its JSON keeps skipped
     from searchapp.library.report.status import by_status
 
-    assert by_status(st.files, st.files_ocr_pending) == "5 (1 indexed, 1 skipped, 3 waiting for OCR)"
+    assert by_status(st.files, st.files_ocr_pending, st.files_empty) == "5 (1 indexed, 3 waiting for OCR, 1 left out)"
     assert (st.to_json()["files_by_status"]["skipped"], st.to_json()["files_ocr_pending"]) == (4, 3)
 
 
@@ -598,7 +598,7 @@ def test_a_pdf_whose_scanned_page_waits_is_indexed_by_its_text_layer_and_listed_
     out = io.StringIO()
     print_status(argparse.Namespace(json=False, check=False), st, None, out)
     said = out.getvalue()
-    assert "not indexed (1):" in said and "scan.pdf" not in said.split("not indexed (1):")[1]
+    assert "not indexed: 1 file:" in said and "scan.pdf" not in said.split("not indexed: 1 file:")[1]
     assert "note: 1 file(s) and 1 indexed file(s) with pages without text (`searchapp status --files " \
            "ocr_pages_pending`) wait for OCR" in said
     app = QApplication.instance() or QApplication([])

@@ -136,4 +136,4 @@ def test_the_not_indexed_count_is_of_entries_as_the_states_count_them(data_dir, 
     capsys.readouterr()
     assert main(["status", "--data-dir", str(data_dir)]) == 0
     out = capsys.readouterr().out
-    assert "not indexed (3 in 1 row):" in out and "3 of its members:" in out, out
+    assert "not indexed: 3 items in archives and mail in 1 row:" in out and "3 of its members:" in out, out

@@ -1,0 +1,62 @@
+"""The files not indexed are one count wherever they are said: a sync's summary and its header, `status`, and the
+window's Not indexed button and list (a newcomer read "230 skipped", "205 files newly not indexed", "not indexed (231
+in 90 rows)" and "Not indexed: 248" for one folder). Files and items in archives and mail are said apart, and what
+is left out on purpose (an empty file, a secret) is "left out" in each place, never counted as skipped."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import zipfile
+
+import pytest
+from scan_files import text_image
+
+from searchapp.cli.commands.index import newly_not_indexed
+from searchapp.cli.commands.status import print_status
+from searchapp.ingest.ocr.engine import ENGINE_ENV
+
+BROKEN_PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n"  # no end-of-file marker: fails
+
+
+@pytest.mark.engines("sqlite")
+def test_the_summary_status_and_the_window_count_the_same_files_not_indexed(tmp_path, tiny_library, monkeypatch,
+                                                                            qtbot):
+    from searchapp.gui.library_panel import LibraryPanel
+
+    monkeypatch.setenv(ENGINE_ENV, "none")  # the image waits for OCR: not indexed, counted everywhere
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
+    (docs / "empty.txt").write_text("")  # left out on purpose
+    (docs / "id_rsa").write_text("not read: a secret by its name\n")  # left out on purpose
+    (docs / "broken.pdf").write_bytes(BROKEN_PDF)  # failed
+    with zipfile.ZipFile(docs / "old.zip", "w") as z:
+        z.writestr("inside.pdf", BROKEN_PDF)  # failed, an item in an archive
+        z.writestr("kept.txt", "The harbour ferry leaves at nine.\n")
+    text_image(["Lighthouse"]).save(docs / "scan.png")  # waiting for OCR
+
+    rep = tiny_library.add_folder(docs)
+    said = rep.said("skipped", "failed")
+    assert said == "0 skipped, 1 waiting for OCR, 2 failed, 2 left out", said
+    assert newly_not_indexed(rep).startswith(
+        "1 file and 1 item in archives and mail newly not indexed, besides the 1 waiting for OCR "), rep.problems
+
+    st = tiny_library.status()
+    out = io.StringIO()
+    print_status(argparse.Namespace(json=False, check=False), st, None, out)
+    text = out.getvalue()
+    assert "not indexed: 2 files and 1 item in archives and mail:" in text, text
+    assert "left out: " in text and "empty: 1 file" in text and "secret: 1 file" in text, text
+
+    panel = LibraryPanel()
+    qtbot.addWidget(panel)
+    panel.set_status(st)
+    assert panel.problems_button.text() == "Not indexed: 2 + 1"  # files + items, as the Files column writes them
+    assert panel.problems_button.toolTip().count("2 files and 1 item in archives and mail not indexed") == 1
+    dlg = panel.show_problems()
+    qtbot.addWidget(dlg)
+    assert dlg.table.rowCount() == 3
+    note = dlg.note.text()
+    assert note.startswith("2 files and 1 item in archives and mail not indexed; left out on purpose: "), note
+    assert "empty: 1 file" in note and "secret: 1 file" in note, note
