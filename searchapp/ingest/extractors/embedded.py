@@ -21,7 +21,7 @@ import struct
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
-from ...base.errors import ExtractionError, UnsupportedFileError
+from ...base.errors import ExtractionError, SearchAppError, UnsupportedFileError
 from ...base.safe_open import open_regular
 from .ziputil import SafeZip, bomb_reason
 
@@ -35,6 +35,12 @@ DOCUMENT_SUFFIXES = _PDF | _OOXML
 # name tree, an annotation's subtype. Of the newcomer's 125 PDFs, 19 match, 15 of them holding files.
 _PDF_MARKS = re.compile(rb"/EmbeddedFiles?\b|/FileAttachment\b|/Params\s*<<")
 _SCAN_CHUNK = 2**20
+# A hostile PDF's structures walked for attachments: name-tree nodes and annotations looked at, each node once. A
+# 748-byte PDF whose name-tree node listed itself 8 times as a kid held a sync for over 11 minutes, deaf to its
+# stop and to the file's budget (nothing here checks a token); one whose pages share an /Annots array of 100,000
+# entries would be walked once a page.
+MAX_TREE_NODES = 10_000
+MAX_ANNOTS_LOOKED = 100_000
 _EMBEDDINGS = re.compile(r"^[^/]+/embeddings/[^/]+$")
 # An attached file's names in a filespec, each with the /EF key of its own stream (PDF 32000 7.11.3).
 _EF_KEYS = ("/UF", "/F", "/DOS", "/Mac", "/Unix")
@@ -96,15 +102,31 @@ def _pdf_files(src: Path | bytes, max_member: int, take: Take, want: Want) -> It
     try:
         reader = _open(fh)
         seen: set[int] = set()  # a stream named twice (/F and /UF), or listed and annotated both: read once
-        for key, spec in _name_tree(reader):
-            yield from _filespec_files(spec, key, seen, max_member, take, want)
-        for page in reader.pages:
-            for annot in _resolved(page.get("/Annots")) or ():
-                annot = _resolved(annot)
-                if isinstance(annot, dict) and annot.get("/Subtype") == "/FileAttachment":
-                    yield from _filespec_files(_resolved(annot.get("/FS")), "", seen, max_member, take, want)
+        try:
+            for key, spec in _name_tree(reader):
+                yield from _filespec_files(spec, key, seen, max_member, take, want)
+            for spec in _attachment_annotations(reader):
+                yield from _filespec_files(spec, "", seen, max_member, take, want)
+        except (MemoryError, RecursionError, SearchAppError):  # a cancel, a bomb's limit: not a broken structure
+            raise
+        except Exception as exc:  # a broken name tree or page: the document's own text is still good (a /Names
+            # of a number failed the whole PDF, "internal error: TypeError"), and the files found so far are kept
+            yield "", None, f"the rest of its attached files not read: broken structure ({type(exc).__name__})"
     finally:
         fh.close()
+
+
+def _attachment_annotations(reader: Any) -> Iterator[Any]:
+    """The filespecs of the file-attachment annotations of the pages, MAX_ANNOTS_LOOKED annotations looked at."""
+    looked = 0
+    for page in reader.pages:
+        for annot in _resolved(page.get("/Annots")) or ():
+            looked += 1
+            if looked > MAX_ANNOTS_LOOKED:
+                return
+            annot = _resolved(annot)
+            if isinstance(annot, dict) and annot.get("/Subtype") == "/FileAttachment":
+                yield _resolved(annot.get("/FS"))
 
 
 def _resolved(obj: Any) -> Any:
@@ -112,17 +134,32 @@ def _resolved(obj: Any) -> Any:
 
 
 def _name_tree(reader: Any) -> Iterator[tuple[str, Any]]:
-    """(name, filespec) of the catalog's /EmbeddedFiles name tree, its kids walked to a bounded depth."""
+    """(name, filespec) of the catalog's /EmbeddedFiles name tree: its nodes walked once each, to a bounded depth,
+    MAX_TREE_NODES at most (a node that is its own kid, or a tree's nodes shared, is walked once)."""
     names = _resolved(_resolved(reader.trailer["/Root"]).get("/Names"))
-    tree = _resolved(names.get("/EmbeddedFiles")) if isinstance(names, dict) else None
+    root = names.get("/EmbeddedFiles") if isinstance(names, dict) else None
+    tree = _resolved(root)
     stack: list[tuple[Any, int]] = [(tree, 0)] if isinstance(tree, dict) else []
-    while stack:
+    number = getattr(root, "idnum", None)
+    walked: set[int] = set() if number is None else {number}  # the object numbers of the nodes met
+    nodes = 0
+    while stack and nodes < MAX_TREE_NODES:
         node, depth = stack.pop()
+        nodes += 1
         pairs = _resolved(node.get("/Names")) or []
         for i in range(0, len(pairs) - 1, 2):
             yield str(_resolved(pairs[i])), _resolved(pairs[i + 1])
-        if depth < 16:  # a name tree is shallow; a loop in a hostile one is cut here
-            stack.extend((_resolved(k), depth + 1) for k in reversed(_resolved(node.get("/Kids")) or []))
+        if depth >= 16:  # a name tree is shallow
+            continue
+        for kid in reversed(_resolved(node.get("/Kids")) or []):
+            number = getattr(kid, "idnum", None)
+            if number is not None:
+                if number in walked:
+                    continue
+                walked.add(number)
+            kid = _resolved(kid)
+            if isinstance(kid, dict):
+                stack.append((kid, depth + 1))
 
 
 def _filespec_files(spec: Any, key: str, seen: set[int], max_member: int, take: Take, want: Want

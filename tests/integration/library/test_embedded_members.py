@@ -119,3 +119,35 @@ def test_embedded_files_are_capped_like_an_archives_members(tmp_path):
                                               "word/embeddings/big.txt": b"\0" * (4 * 2**20)})
     got = [(m.name, m.data, m.reason) for m in iter_members(deck, 50 * 2**20)]
     assert len(got) == 1 and got[0][:2] == ("embeddings/big.txt", None) and "bomb" in got[0][2], got
+
+
+@pytest.mark.parametrize("tree", [b"<< /Names [(a.txt) 7 0 R] /Kids [6 0 R 6 0 R 8 0 R] >>", b"<< /Names 5 >>"])
+def test_a_hostile_attachment_tree_is_walked_once_and_never_fails_its_pdf(tmp_path, tree):
+    """A name-tree node that is its own kid, twice (2**17 nodes walked before: a node listing itself 8 times held a
+    sync over 11 minutes, deaf to its stop), and a /Names of a number (the whole PDF failed, "internal error:
+    TypeError"): each node walked once, and a broken tree is a note beside the PDF, whose own text stays readable."""
+    from pdf_files import RawPdf
+    from searchapp.ingest.extractors.pdf import extract_pdf
+
+    raw = RawPdf()
+    content = raw.stream(b"BT /F1 12 Tf 72 720 Td (Harbour tides of the kayak club) Tj ET")  # 1
+    font = raw.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")  # 2
+    page = raw.add(b"<< /Type /Page /Parent 4 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "  # 3
+                   b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (content, font))
+    raw.add(b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page)  # 4
+    root = raw.add(b"<< /Type /Catalog /Pages 4 0 R /Names << /EmbeddedFiles 6 0 R >> >>")  # 5
+    raw.add(tree)  # 6
+    raw.add(b"<< /Type /Filespec /F (a.txt) /EF << /F 9 0 R >> >>")  # 7
+    raw.add(b"<< /Names [(b.txt) 7 0 R] /Kids [6 0 R] >>")  # 8: a kid whose kid is the tree's root
+    raw.stream(b"Attached notes on the cormorant survey.\n", b" /Type /EmbeddedFile")  # 9
+    pdf = raw.write(tmp_path / "hostile.pdf", root)
+    got = [(m.name, m.reason) for m in iter_members(pdf, 2**20)]
+    if b"Kids" in tree:
+        from pypdf import PdfReader
+        from searchapp.ingest.extractors.embedded import _name_tree
+
+        assert got == [("a.txt", "")]  # b.txt names the same stream again: read once
+        assert [name for name, _ in _name_tree(PdfReader(pdf))] == ["a.txt", "b.txt"]  # each node once
+    else:
+        assert len(got) == 1 and got[0][0] == "…" and "broken structure (TypeError)" in got[0][1], got
+    assert "Harbour tides" in extract_pdf(pdf, 2**20).text
