@@ -8,9 +8,14 @@ alone misread the pace (by 21 % in bench_time_left.py where the average erred 11
 the stretch starts at the change, so the new pace is followed within RECENT reports; a change is proven when
 the two stretches' paces differ by CHANGE_Z standard errors, reckoned from how unevenly their batches went.
 
-Before EVIDENCE reports spanning MIN_SPAN_S it says nothing: an early figure from one batch (models still
-warming up, a first short file) misleads more than none. Time left counts down between reports (work is
-reported per batch, a CPU batch can take seconds).
+Before EVIDENCE reports spanning MIN_SPAN_S `rate` says nothing: an early figure from one batch (models still
+warming up, a first short file) misleads more than none. `estimate` (what the strip and the command line show)
+gives a FIRST estimate sooner, marked as one: once EVIDENCE batches after the first span EARLY_SPAN_S and make
+EARLY_SHARE of the stage. Waiting for MIN_SPAN_S of evidence left a 45 s sync without a time left for most of it
+(a newcomer, n7: "Reading 497 of 3,000 files" with no word of how long). The first batch is left out of it (it
+carries the model's warm-up, a first file's open); from MIN_SPAN_S on the estimate is `rate`'s, unchanged, so the
+first estimate only fills the seconds before it and issue 41's "within 30 % after the first minute" stands.
+Time left counts down between reports (work is reported per batch, a CPU batch can take seconds).
 
 Every time is the caller's (`now`), so tests drive a clock of their own.
 """
@@ -20,13 +25,15 @@ from __future__ import annotations
 import itertools
 import math
 from collections import deque
-from typing import Optional
+from typing import NamedTuple, Optional
 
-__all__ = ["RateEstimator", "RECENT", "EVIDENCE", "MIN_SPAN_S", "CHANGE_Z", "PAUSED_STAGES", "format_rate", "format_left"]
+__all__ = ["RateEstimator", "Estimate", "RECENT", "EARLY_SPAN_S", "EARLY_SHARE", "left_words", "EVIDENCE", "MIN_SPAN_S", "CHANGE_Z", "PAUSED_STAGES", "format_rate", "format_left"]
 
 RECENT = 8  # reports the rate is taken over at least (the newest ones)
 EVIDENCE = 3  # reports with progress before any rate is shown
 MIN_SPAN_S = 10.0  # seconds those reports must span (further back if RECENT reports span less)
+EARLY_SPAN_S = 3.0  # seconds a first estimate's batches span at least (fewer: a few batches' luck)
+EARLY_SHARE = 0.03  # of the stage's total they must have done (less: a huge stage's first minutes, still noisy)
 CHANGE_Z = 4.0  # standard errors two stretches' paces must differ by to prove a change (many splits are tried)
 _SIDE = RECENT  # reports on each side of a change, at least
 _NEWER_S = 60.0  # seconds a new pace must last to count: a batch or two that stall (the sync stepped aside, a
@@ -39,6 +46,12 @@ _KEPT = 1024  # reports kept: a CPU reports a batch every few seconds, so this r
 # when the wait ended (the next one comes a batch later), so the gap cannot be cut out exactly: every estimator
 # fed such a report starts over.
 PAUSED_STAGES = frozenset({"waiting"})
+
+
+class Estimate(NamedTuple):
+    rate: float  # units a second
+    left: float  # seconds
+    first: bool  # a first estimate, before MIN_SPAN_S of evidence: said as one ("first estimate")
 
 
 class RateEstimator:
@@ -98,6 +111,28 @@ class RateEstimator:
         t1, d1 = self._points[-1]
         return max(0.0, (total - d1) / rate - max(0.0, now - t1))
 
+    def estimate(self, total: Optional[int], now: float) -> Optional[Estimate]:
+        """The rate and time left to show: `rate`'s once it has MIN_SPAN_S of evidence, before that a first
+        estimate (the pace since the second report) once EVIDENCE batches after it span EARLY_SPAN_S and did
+        EARLY_SHARE of `total`; None before either."""
+        rate = self.rate()
+        first = rate is None
+        if first:
+            rate = self._first_rate(total)
+        if rate is None or not total:
+            return None
+        t1, d1 = self._points[-1]
+        return Estimate(rate, max(0.0, (total - d1) / rate - max(0.0, now - t1)), first)
+
+    def _first_rate(self, total: Optional[int]) -> Optional[float]:
+        pts = self._points
+        if not total or len(pts) < EVIDENCE + 2:  # the first report starts the count, the first batch warms up
+            return None
+        (t0, d0), (t1, d1) = pts[1], pts[-1]
+        if t1 - t0 < EARLY_SPAN_S or d1 - d0 < EARLY_SHARE * total:
+            return None
+        return (d1 - d0) / (t1 - t0)
+
 
 def format_rate(rate: float) -> str:
     """"8.1/s", "0.017/s", "120/s"."""
@@ -115,6 +150,11 @@ def format_left(seconds: float) -> str:
         return f"{(s + 30) // 60} min"
     m = (s + 30) // 60
     return f"{m // 60} h {m % 60:02d} min"
+
+
+def left_words(est: Estimate) -> str:
+    """"about 40 s left (first estimate)", "about 12 min left": the strip's and the command line's words."""
+    return f"about {format_left(est.left)} left" + (" (first estimate)" if est.first else "")
 
 
 def _change_of_pace(pts: list[tuple[float, int]]) -> Optional[int]:

@@ -11,7 +11,7 @@ import time
 from typing import Any, Callable, Optional
 
 from ..base.progress import LOADING_NOTE, Progress, step_text
-from ..base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
+from ..base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate, left_words
 from ..base.terminal import printable
 
 __all__ = ["TerminalProgress", "slow_wordings"]
@@ -189,12 +189,13 @@ class TerminalProgress:
             return
         now = self._drawn
         self._rate.update(p.done, now)
-        rate, left = self._rate.rate(), self._rate.left(p.total, now)
-        pace = "" if rate is None else f"{format_rate(rate)[:-2]}{_UNITS.get(key, '')}/s".strip()
+        est = self._rate.estimate(p.total, now)  # the window's rule (base/rate.py): a first estimate early on
         # what matters most first, each part's wordings longest first: _fit drops from the end. An 80-column
         # terminal showed "13.5 passages/s, abou…": where the rate and the time left do not both fit, the time left
-        postfix = [[pace] if left is None else [f"{pace}, about {format_left(left)} left",
-                                                f"about {format_left(left)} left"]] if pace else []
+        rate = self._rate.rate() if est is None else est.rate  # no total (scanning): the rate alone
+        pace = "" if rate is None else f"{format_rate(rate)[:-2]}{_UNITS.get(key, '')}/s".strip()
+        postfix = [[pace] if est is None else [f"{pace}, {left_words(est)}", left_words(est),
+                                               f"about {format_left(est.left)} left"]] if pace else []
         if key == "passages" and p.message:
             postfix += [_wordings(part) for part in p.message.split(" · ")  # meaning_rate.aside_note's
                         if part.startswith("slowed for") or part == LOADING_NOTE]

@@ -11,7 +11,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QWidget
 
 from ..base.progress import Progress, step_text
-from ..base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
+from ..base.rate import PAUSED_STAGES, Estimate, RateEstimator, format_rate, left_words
 from .elided_label import ElidedLabel
 from .plain import tooltip
 
@@ -50,17 +50,17 @@ class StripRate:
         self.estimator.reset()
         self.stage = ""
 
-    def update(self, p: Progress, now: float) -> tuple[Optional[float], Optional[float]]:
-        """(units/s, seconds left) of `p`'s stage, each None until there is evidence enough."""
+    def update(self, p: Progress, now: float) -> Optional[Estimate]:
+        """The rate and time left of `p`'s stage (a first estimate early on), None until there is evidence enough."""
         if p.stage in PAUSED_STAGES:  # a handover's wait: the pace after it is measured afresh
             self.reset()
         if p.stage not in RATE_UNITS or not p.total:
-            return None, None
+            return None
         if p.stage != self.stage:
             self.estimator.reset()
             self.stage = p.stage
         self.estimator.update(p.done, now)
-        return self.estimator.rate(), self.estimator.left(p.total, now)
+        return self.estimator.estimate(p.total, now)
 
 
 SEP = " — "
@@ -154,6 +154,7 @@ class ProgressView(QWidget):
         self.eta = StripRate()
         self.eta_seconds: Optional[float] = None
         self.rate: Optional[float] = None  # units/s of the stage shown (RATE_UNITS), once measured
+        self.estimate: Optional[Estimate] = None  # its rate and time left, and whether a first estimate
         lay = QHBoxLayout(self)
         lay.setContentsMargins(6, 2, 6, 2)
         lay.addWidget(self.label, 1)
@@ -171,7 +172,7 @@ class ProgressView(QWidget):
 
     def start(self, title: str) -> None:
         self.eta.reset()
-        self.eta_seconds = self.rate = None
+        self.eta_seconds = self.rate = self.estimate = None
         self.label.set_full_text(title)
         self.bar.setRange(0, 0)  # busy until the first report says how much there is
         self.bar.show()
@@ -204,7 +205,16 @@ class ProgressView(QWidget):
     def show_progress(self, title: str, p: Optional[Progress], now: float) -> None:
         if p is None:
             return
-        self.rate, self.eta_seconds = self.eta.update(p, now)
+        self.estimate = est = self.eta.update(p, now)
+        self.rate, self.eta_seconds = (None, None) if est is None else (est.rate, est.left)
+        # The bar measures the step under way, not the whole sync, and says so ("Step 3 of 3: 4%"): a bare "16%"
+        # then "4%" at the next step read as the sync going backwards (a newcomer, n7). A whole-sync bar would
+        # need each step's share of the time, which no report knows: reading 3,000 notes takes seconds where
+        # their embedding takes minutes on a CPU, and one scan's OCR minutes more; weights guessed from counts
+        # would stall or leap where the guess is wrong, and the counts and the time left beside the bar are the
+        # step's own. So the bar starts over with each step, visibly: its own words name the step.
+        step = step_text(p)
+        self.bar.setFormat(f"{step}: %p%" if step else "%p%")
         if p.total:
             self.bar.setRange(0, p.total)
             self.bar.setValue(min(p.done, p.total))
@@ -228,7 +238,6 @@ class ProgressView(QWidget):
         kept = [counts]
         if p.slow:  # "reading big-scan.pdf, 40 s…": one file's seconds, not a pace (it would only fall)
             kept.append(p.slow)
-        elif self.rate is not None:  # "8.1 passages/s, about 12 min left": measured, not a constant
-            pace = f"{format_rate(self.rate)[:-2]} {RATE_UNITS[p.stage]}/s"
-            kept.append(pace + ("" if self.eta_seconds is None else f", about {format_left(self.eta_seconds)} left"))
+        elif est is not None:  # "8.1 passages/s, about 12 min left": measured, not a constant
+            kept.append(f"{format_rate(est.rate)[:-2]} {RATE_UNITS[p.stage]}/s, {left_words(est)}")
         self.label.set_parts(SEP.join(h for h in head if h), " · ".join(k for k in kept if k))

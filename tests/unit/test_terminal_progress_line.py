@@ -41,6 +41,13 @@ def test_the_embedding_line_shows_the_measured_rate_and_time_left(monkeypatch):
     assert "8.0 passages/s, about 2 min left" in line, line  # (1000 - 160) / 8 = 105 s, to the minute
     assert "searchable by words" in line
     bar.close()
+    # the window's rule for a first estimate (base/rate.py): 50 files every 0.5 s after a slow first, said as one
+    for i in range(9):
+        now[0] = 100.0 + (0.0 if i == 0 else 1.5 + 0.5 * i)
+        bar(Progress("extracting", 50 * i, 3000))
+    line = err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+    assert "100 files/s, about 26 s left (first estimate)" in line, line
+    bar.close()
 
 
 def test_a_bar_over_many_quick_files_is_drawn_a_few_times_a_second_and_ends_at_the_last(monkeypatch):

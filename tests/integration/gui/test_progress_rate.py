@@ -96,3 +96,29 @@ def test_a_writer_handover_s_wait_is_not_counted_in_the_rate(qtbot):
         shown.append(view.rate)
     assert all(r is None or r == 64.0 for r in shown), shown
     assert shown[-1] == 64.0 and view.eta_seconds == (100_000 - 64 * 35) / 64.0
+
+
+def test_a_first_estimate_soon_and_a_bar_that_names_its_step(qtbot):
+    """A 45 s sync showed no time left at "Reading 497 of 3,000 files" (a newcomer, n7): a first estimate comes
+    after a few seconds and percent, said as one, then the settled one. And its bar went from 16 % to 4 % at the
+    next step: the bar is the step's own, and says which ("Step 3 of 3: 4%")."""
+    view = ProgressView()
+    qtbot.addWidget(view)
+    view.start("Indexing notes")
+    assert view.bar.text() == ""  # busy: no report yet
+    t = 0.0
+    for i in range(9):  # 25 files every 0.5 s after a first slow one
+        t = 0.0 if i == 0 else 1.5 + 0.5 * i
+        view.show_progress("Indexing notes", Progress("extracting", 25 * i, 3000, step=2, steps=3), t)
+    assert view.rate == 50.0 and view.eta_seconds == (3000 - 200) / 50.0
+    assert "Reading 200 of 3,000 files · 50.0 files/s, about 56 s left (first estimate)" in view.label.full_text()
+    assert view.bar.text() == "Step 2 of 3: 6%"
+    for i in range(9, 41):
+        t = 1.5 + 0.5 * i
+        view.show_progress("Indexing notes", Progress("extracting", 25 * i, 3000, step=2, steps=3), t)
+    assert "files/s, about" in view.label.full_text() and "first estimate" not in view.label.full_text()
+    view.show_progress("Indexing notes", Progress("embedding", 160, 3739, MESSAGE, step=3, steps=3), t + 1)
+    assert view.bar.text() == "Step 3 of 3: 4%"  # the step's own, starting over, named
+    view.start("Re-syncing")
+    view.show_progress("Re-syncing", Progress("embedding", 1, 4), 0.0)
+    assert view.bar.text() == "25%"  # no step known: a bare percentage

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from searchapp.base.rate import _NEWER_S, EVIDENCE, MIN_SPAN_S, RECENT, RateEstimator, format_left, format_rate
+from searchapp.base.rate import (
+    _NEWER_S,
+    EARLY_SHARE,
+    EARLY_SPAN_S,
+    EVIDENCE,
+    MIN_SPAN_S,
+    RECENT,
+    Estimate,
+    RateEstimator,
+    format_left,
+    format_rate,
+    left_words,
+)
 
 
 def steady(est: RateEstimator, per_s: float, every_s: float, reports: int, t: float = 0.0, done: int = 0):
@@ -145,6 +157,35 @@ def test_fast_reports_reach_back_to_span_the_minimum():
     est.update(0, 0.0)
     steady(est, 100.0, 0.5, 40)  # a GPU: 50 units twice a second; RECENT reports span only 4 s
     assert est.rate() == pytest.approx(100.0)
+
+
+def test_a_first_estimate_comes_after_a_few_seconds_and_percent_then_the_settled_one_unchanged():
+    """A 45 s sync showed no time left until its last seconds (MIN_SPAN_S per stage): the strip and the command line
+    give a first estimate once EVIDENCE batches after the first span EARLY_SPAN_S and did EARLY_SHARE of the stage,
+    said as one; from MIN_SPAN_S on it is `rate`'s, as before (issue 41's accuracy after the first minute)."""
+    est = RateEstimator()
+    est.update(0, 0.0)
+    est.update(10, 2.5)  # the first batch: the model warming up, ten times slower than the rest
+    t, done = 2.5, 10
+    while t < 2.5 + EARLY_SPAN_S - 1e-9:
+        assert est.estimate(3000, t) is None, t  # too soon: a few batches' luck
+        t, done = steady(est, 100.0, 0.5, 1, t, done)
+    first = est.estimate(3000, t)  # 3 s after the first batch, 300 of 3,000 (10 %): the warm-up left out
+    assert first == Estimate(pytest.approx(100.0), pytest.approx((3000 - done) / 100.0), True)
+    assert est.rate() is None  # what `status` keeps (library/sync/meaning_rate.py) still waits for MIN_SPAN_S
+    assert left_words(first) == "about 27 s left (first estimate)"
+    assert est.estimate(1_000_000, t) is None  # 300 of a million: too small a share to say anything of it
+    assert est.estimate(None, t) is None
+    t, done = steady(est, 100.0, 0.5, 2 * int(MIN_SPAN_S), t, done)
+    settled = est.estimate(3000, t + 0.2)
+    assert settled == Estimate(est.rate(), est.left(3000, t + 0.2), False)
+    assert left_words(settled) == f"about {format_left(settled.left)} left"
+    slow = RateEstimator()  # one batch every 2 s: EVIDENCE of them after the first before any estimate
+    slow.update(0, 0.0)
+    t, done = steady(slow, 16.0, 2.0, EVIDENCE)
+    assert slow.estimate(1000, t) is None and done - 32 >= EARLY_SHARE * 1000 and t - 2.0 >= EARLY_SPAN_S
+    t, done = steady(slow, 16.0, 2.0, 1, t, done)
+    assert slow.estimate(1000, t) == Estimate(16.0, (1000 - done) / 16.0, True)
 
 
 def test_formats():
