@@ -95,16 +95,23 @@ def remove_question(roots: list[RootStatus]) -> str:
             "it again means indexing it again from the start.")
 
 
-def _files_cell(r: RootStatus) -> str:
+def _files_cell(r: RootStatus, syncing: bool = False) -> str:
     """The Files column: the files on disk, and the members of their archives and mail beside them, "2561 + 163"
-    (decision 0163; the cell's tooltip says what each is)."""
-    return f"{r.files} + {r.members}" if r.members else str(r.files)
+    (decision 0163; the cell's tooltip says what each is). While the folder syncs, "320 so far": the files
+    searchable so far, saved in batches, which lag the strip's "Reading 497 of 3,000 files" (the files read); a
+    bare "320" beside it read as the same count with another number (a newcomer, n7)."""
+    return (f"{r.files} + {r.members}" if r.members else str(r.files)) + (" so far" if syncing else "")
 
 
-def _counts_tip(item: QTreeWidgetItem, r: RootStatus) -> None:
+SO_FAR_TIP = ("\nSearchable so far: the sync saves what it reads in batches, so this lags the files the progress "
+              "strip says it has read.")
+
+
+def _counts_tip(item: QTreeWidgetItem, r: RootStatus, syncing: bool = False) -> None:
     """The Files and Passages cells' tooltip: the folder's counts in words, as `searchapp status` gives them."""
     tip = tooltip(folder_counts(r.files, r.members, r.chunks, grouped=True)
-                  + (" (each read out of an archive or a mail, found on its own)" if r.members else ""))
+                  + (" (each read out of an archive or a mail, found on its own)" if r.members else "")
+                  + (SO_FAR_TIP if syncing else ""))
     for c in (1, 2):
         item.setToolTip(c, tip)
 
@@ -396,8 +403,8 @@ class LibraryPanel(QWidget):
             unfinished = not r.last_sync and r.files > 0 and when != "syncing…"
             if unfinished:  # "never" beside 46 searchable files read as nothing indexed (a cancelled first sync)
                 when = "not finished"
-            item = QTreeWidgetItem([label, _files_cell(r), str(r.chunks), when])
-            _counts_tip(item, r)
+            item = QTreeWidgetItem([label, _files_cell(r, when == "syncing…"), str(r.chunks), when])
+            _counts_tip(item, r, when == "syncing…")
             item.setData(0, NAME_FIRST_ROLE, name_first(r.path, " (missing)" if missing else ""))
             if unfinished:
                 item.setToolTip(3, tooltip("Its first sync was stopped before the end: what it read is searchable, "

@@ -73,7 +73,7 @@ def test_a_sync_in_a_terminal_refreshes_the_counts_and_the_results_on_screen(qtb
     # "No results" of the search before it (it stayed for its 8 s over the new rows)
     assert win.statusBar().currentMessage().startswith("1 result")
     assert win.status.files.get("indexed") == 4
-    assert win.labels.index.text() == "4 passages in 4 files"
+    assert win.labels.index.text() == "Library: 4 passages in 4 files"
 
     index_in_a_terminal(win.data, harbour)  # a new folder
     qtbot.waitUntil(lambda: shown_names(win) == {"lighthouse.txt", "pier.txt"}, timeout=WAIT_MS)

@@ -72,7 +72,7 @@ def search(qtbot, win, query: str, mode: str = "lexical"):
 
 def test_the_window_lists_searches_and_indexes_a_drop_in_the_shared_library(qtbot, win, tmp_path):
     assert [r.path for r in win.status.roots] == [str(win.docs)]
-    assert win.labels.index.text() == "3 passages in 3 files" and win.status.consistent
+    assert win.labels.index.text() == "Library: 3 passages in 3 files" and win.status.consistent
     assert win.status.embedded == win.status.chunks == win.status.vectors == 3
     assert win.status.notes == []  # no false "embedded without their file's title" (the sync records it)
     assert [h.path for h in search(qtbot, win, "spruce varnished").hits] == [str(win.docs / "violin.txt")]
@@ -83,7 +83,7 @@ def test_the_window_lists_searches_and_indexes_a_drop_in_the_shared_library(qtbo
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
         win.add_paths([str(drop)])
     assert sorted(r.path for r in win.status.roots) == sorted([str(win.docs), str(drop)])
-    assert win.labels.index.text() == "4 passages in 4 files" and win.last_dialog is None
+    assert win.labels.index.text() == "Library: 4 passages in 4 files" and win.last_dialog is None
     # In the server, not in a local file: another desktop's library sees the drop.
     from searchapp.library.shared import SharedLibrary
 

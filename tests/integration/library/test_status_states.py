@@ -170,7 +170,7 @@ def test_status_counts_the_members_of_archives_and_mail_apart_from_the_files(tin
     qtbot.addWidget(bar)
     labels = StatusLabels(bar)
     labels.show_status(st)
-    assert labels.index.text() == f"{st.chunks:,} passages in 4 files and 6 items in archives and mail"
+    assert labels.index.text() == f"Library: {st.chunks:,} passages in 4 files and 6 items in archives and mail"
 
     if engine == "postgresql":  # `searchapp --library … status`: every machine's folders and the totals
         from searchapp.cli.commands.shared import status_lines
