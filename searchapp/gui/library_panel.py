@@ -350,6 +350,7 @@ class LibraryPanel(QWidget):
         self.moved_button.clicked.connect(lambda: self._ask_moved_selected())
         self.problems_button = QPushButton("Not indexed: 0")
         self.problems_button.setObjectName("problemsButton")
+        self.problems_button.hide()  # until a file is not indexed (set_status)
         self.add_button.clicked.connect(self.ask_folder)
         self.remove_button.clicked.connect(self._remove_selected)
         self.resync_button.clicked.connect(lambda: self.resyncRequested.emit(self.selected_roots() or None))
@@ -435,6 +436,8 @@ class LibraryPanel(QWidget):
             self._show_shared(status)
             self.problems_button.setText(problems_label(status))
             self.problems_button.setToolTip(tooltip(problems_note(status)))
+            # Shown once there is something to list: a first start's "Not indexed: 0" was a question with no answer
+            self.problems_button.setVisible(bool(_not_indexed(status) or status.cut_count))
         self.hint.setVisible(not self.tree.topLevelItemCount())
         self._update_buttons()
 

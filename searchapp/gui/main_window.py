@@ -386,7 +386,9 @@ class MainWindow(QMainWindow):
 
     def show_reranker_notice(self, message: Optional[str]) -> None:
         refused = self.library.models.reranker_refused() or (self.status.reranker.get("refused") if self.status else None)
-        self.notice.explain(message, refused, bool(self.config.models.reranker))
+        st = self.status  # an empty library first says how to add a folder, not how to rank what it does not hold
+        self.notice.explain(message, refused, bool(self.config.models.reranker),
+                            searchable=st is not None and bool(st.chunks or st.elsewhere))
 
     # -- forwarded to the parts (menus, shortcuts, tests and other modules call these) --
     def add_paths(self, paths: list[str]) -> None:

@@ -1,5 +1,5 @@
-"""The yellow "No reranker" notice above the results: one line saying why there is none, the two ways to get
-one, and ✕ to stop showing it.
+"""The yellow reranker notice above the results: one line saying what a reranker gives (or why the one there is
+not used), the two ways to get one, and ✕ to stop showing it. It shows only once there is something to search.
 
 Non-modal: searching goes on with first-stage order while it shows. The window decides when it shows
 (see MainWindow.show_reranker_notice); this module only words the reason and lays out the buttons. The line is
@@ -19,9 +19,11 @@ from ..base.config import DEFAULT_RERANKER
 from .elided_label import ElidedLabel
 from .plain import tooltip
 
-__all__ = ["RerankerNotice", "DISMISSED_KEY"]
+__all__ = ["RerankerNotice", "DISMISSED_KEY", "SHARPER"]
 
 DISMISSED_KEY = "notices/reranker_dismissed"  # the kinds of reason the person chose not to see again
+# What a reranker gives, said before what it is (a cross-encoder): the Download button beside it says its size.
+SHARPER = "Sharper ranking: a reranker reads the top results again and puts the best ones first."
 
 
 class RerankerNotice(QFrame):
@@ -58,19 +60,26 @@ class RerankerNotice(QFrame):
         row.addWidget(self.close_button)
         self.hide()
 
-    def explain(self, message: Optional[str], refused: Optional[str], reranking_on: bool) -> None:
-        """Show the notice: why there is no reranker (`refused`: the folder's refusal), `message` in its tooltip;
-        unless the person dismissed this kind of reason for good."""
+    def explain(self, message: Optional[str], refused: Optional[str], reranking_on: bool,
+                searchable: bool = True) -> None:
+        """Show the notice: what a reranker gives, or why there is none (`refused`: the folder's refusal), the
+        technical reason and `message` in its tooltip; unless the person dismissed this kind of reason for good, or
+        there is nothing to search yet (`searchable`): on an empty library a newcomer met "no cross-encoder weights
+        were found" before learning how to add a folder."""
         if not reranking_on:
-            self.kind, why = "off", "reranking is turned off in the settings"
+            self.kind, line = "off", "Reranking is turned off in the settings: results are not sorted a second time."
+            why = "reranking is turned off in the settings"
         elif refused:  # the real reason in the notice itself, not only in its tooltip (plain text: it holds a path)
-            self.kind, why = "refused", f"the model folder was refused: {refused}"
-        else:
-            self.kind, why = "missing", "no cross-encoder weights were found"
-        line = f"No reranker: {why}, so results keep their first-stage order."
+            self.kind, line = "refused", f"The reranker's model folder was refused: {refused}"
+            why = f"the model folder was refused: {refused}"
+        else:  # what it gives first, in plain words; the cause (for those who know the word) on hover
+            self.kind, line = "missing", SHARPER
+            why = "no cross-encoder weights were found"
+        detail = f"No reranker: {why}, so results keep their first-stage order."
         self.label.set_full_text(line)
-        self.label.setToolTip(tooltip(line + (f"\n\n{message}" if message and message not in line else "")))
-        if self.kind in self.dismissed():
+        self.label.setToolTip(tooltip(f"{line}\n\n{detail}" + (f"\n\n{message}" if message and message not in detail
+                                                                  else "")))
+        if not searchable or self.kind in self.dismissed():
             self.hide()
             return
         self.show()

@@ -1,9 +1,11 @@
 """The status bar's permanent labels: device, model, index size and consistency, reranker state.
 
+Plain words on the bar ("Device: CPU", "Model: all-MiniLM-L6-v2"); the device's threads and precision, the path
+queries take and the model's pooling are in the labels' tooltips, for those who ask.
+
 Plain text throughout: the model label shows a folder name, which Qt could otherwise read as markup.
 A message in the status line comes first: while one is shown that the labels would cut ("…found by their w|Device:
-CPU"), the labels first say less, one by one ("Device: CPU", the model without its pooling, the passages without
-the archives' items), then give way one by one (device first, the index size last), and say all again when it
+CPU"), the labels first say less, one by one (the passages without the archives' items), then give way one by one (device first, the index size last), and say all again when it
 goes. A sync's summary stays until the next thing is said: labels that only gave way were gone for good after every
 sync.
 """
@@ -102,11 +104,11 @@ class StatusLabels(QObject):
     def show_status(self, st: LibraryStatus) -> None:
         b = st.bi_encoder or {}
         self.running = (str(b.get("spec") or ""), str(b.get("pooling") or ""))
-        # Passages run on the device; queries may take another path (onnxruntime, NumPy): say both.
-        queries = st.query_path.split(";")[0] if st.query_path else ""
-        self._say(self.device, f"Device: {st.device}" + (f" · queries: {queries}" if queries else ""),
-                  f"Device: {st.device.split(' (', 1)[0]}")
-        self.device.setToolTip(f"Passages: {st.passage_path or 'torch on ' + st.device}\n"
+        # The device by its plain name on the bar ("Device: CPU"); its threads and precision, and the path queries
+        # take (onnxruntime, NumPy), are for those who ask: in the tooltip (a newcomer's first look met "bf16 · numpy
+        # fp32" on an empty library).
+        self._say(self.device, f"Device: {st.device.split(' (', 1)[0]}")
+        self.device.setToolTip(f"Device: {st.device}\nPassages: {st.passage_path or 'torch on ' + st.device}\n"
                                f"Queries: {st.query_path or 'torch'}")
         files, members = sum(st.files.values()), sum(st.members.values())
         # The files on disk, and apart what was read out of their archives and mail (decision 0163)
@@ -135,7 +137,8 @@ class StatusLabels(QObject):
         pooling = self.running[1] if m.pooling == "auto" and self.running[0] == m.bi_encoder and self.running[1] \
             else m.pooling
         name = os.path.basename(m.bi_encoder.rstrip('/')) or m.bi_encoder
-        self._say(self.models, f"Model: {name} ({pooling}){state}", f"Model: {name}{state}")
+        self._say(self.models, f"Model: {name}{state}")  # its pooling is an expert's detail: on hover
+        self.models.setToolTip(f"{m.bi_encoder}\nPooling: {pooling}")
         self.fit()
 
     def show_reranker(self, state: str) -> None:

@@ -18,10 +18,13 @@ def test_device_label_names_the_passage_and_query_paths(qtbot):
     qtbot.addWidget(bar)
     labels = StatusLabels(bar)
     labels.show_status(_status("onnxruntime fp32 (1 thread); numpy fp32 for a cold command-line search"))
-    assert labels.device.text() == "Device: CPU (2 threads, bf16) · queries: onnxruntime fp32 (1 thread)"
-    assert "Passages: torch on CPU (2 threads, bf16)" in labels.device.toolTip()
+    # the plain name on the bar (a newcomer's first look met "bf16 · queries: numpy fp32"); the rest on hover
+    assert labels.device.text() == "Device: CPU"
+    tip = labels.device.toolTip()
+    assert tip.startswith("Device: CPU (2 threads, bf16)\n") and "Passages: torch on CPU (2 threads, bf16)" in tip
+    assert "Queries: onnxruntime fp32 (1 thread)" in tip
     labels.show_status(_status(""))  # no bi-encoder installed: nothing to claim about queries
-    assert labels.device.text() == "Device: CPU (2 threads, bf16)"
+    assert labels.device.text() == "Device: CPU" and "Queries: torch" in labels.device.toolTip()
 
 
 def test_device_tooltip_names_the_passage_precision(qtbot):
@@ -32,7 +35,7 @@ def test_device_tooltip_names_the_passage_precision(qtbot):
     labels = StatusLabels(bar)
     form = "torch mixed bf16: bf16 matmuls, fp32 LayerNorm and residual sums (2 threads)"
     labels.show_status(dataclasses.replace(_status(""), passage_path=form))
-    assert labels.device.toolTip().startswith(f"Passages: {form}\n")
+    assert f"\nPassages: {form}\n" in labels.device.toolTip()
 
 
 def test_model_label_names_the_pooling_that_runs_not_auto(qtbot, make_config):
@@ -43,14 +46,16 @@ def test_model_label_names_the_pooling_that_runs_not_auto(qtbot, make_config):
     labels = StatusLabels(bar)
     config = make_config(models={"bi_encoder": "/m/bge-small", "pooling": "auto"})
     labels.show_models(config, True)
-    assert labels.models.text() == "Model: bge-small (auto)"  # nothing read yet
+    assert labels.models.text() == "Model: bge-small"  # its pooling is on hover
+    assert labels.models.toolTip() == "/m/bge-small\nPooling: auto"  # nothing read yet
     labels.show_status(dataclasses.replace(_status(""), bi_encoder={"spec": "/m/bge-small", "pooling": "cls"}))
     labels.show_models(config, True)
-    assert labels.models.text() == "Model: bge-small (cls)"
+    assert labels.models.toolTip().endswith("Pooling: cls")
     labels.show_models(make_config(models={"bi_encoder": "/m/other", "pooling": "auto"}), False)
-    assert labels.models.text() == "Model: other (auto) (loading…)"  # another model's status says nothing of it
+    assert labels.models.text() == "Model: other (loading…)"
+    assert labels.models.toolTip().endswith("Pooling: auto")  # another model's status says nothing of it
     labels.show_models(make_config(models={"bi_encoder": "/m/bge-small", "pooling": "max"}), True)
-    assert labels.models.text() == "Model: bge-small (max)"
+    assert labels.models.text() == "Model: bge-small" and labels.models.toolTip().endswith("Pooling: max")
 
 
 def test_the_files_count_says_what_it_leaves_out(qtbot):

@@ -656,3 +656,42 @@ def test_the_not_indexed_button_counts_entries_as_the_sync_does(qtbot, open_wind
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
         win.add_paths([str(folder)])
     qtbot.waitUntil(lambda: win.library_panel.problems_button.text() == "Not indexed: 0 + 3", timeout=WAIT_MS)  # no file, 3 items
+
+
+def test_a_first_start_says_how_to_begin_and_keeps_the_jargon_for_later(qtbot, tmp_path, tiny_encoder, monkeypatch):
+    """A newcomer's first look (n7): on an empty library a yellow "No reranker: no cross-encoder weights were found,
+    so results keep their first-stage order", "Device: CPU (2 threads, bf16) · queries: numpy fp32", "Model: … (mean)"
+    and a greyed "Not indexed: 0" came before how to add a folder. Empty: the welcome alone, the details on hover.
+    Once there is something to search, the notice says what a reranker gives; Not indexed shows once one is not."""
+    from searchapp.base.config import load_config
+    from searchapp.gui.reranker_notice import SHARPER
+    from searchapp.library import Library
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))  # the default reranker: not in this (empty) cache
+    config = load_config(tmp_path / "new", env={}, overrides={"index": {"backend": "exact"}})
+    with Library(config, encoder=tiny_encoder) as lib:
+        win = shown_window(qtbot, config, lib)
+        win.resize(1280, 800)
+        labels, panel, notice = win.labels, win.library_panel, win.notice
+        qtbot.waitUntil(lambda: win.status is not None and bool(labels.device.text()), timeout=WAIT_MS)
+        assert win.search.empty.welcome and labels.reranker.text() == "Reranker: none"
+        assert notice.kind == "missing" and not notice.isVisible()  # said, and kept until there is something to rank
+        assert not panel.problems_button.isVisible()  # "Not indexed: 0" answers a question nobody asked
+        # the plain names on the bar; the threads, precision, query path and pooling on hover
+        assert "(" not in labels.device.text() and "queries" not in labels.device.text(), labels.device.text()
+        tip = labels.device.toolTip()
+        assert tip.startswith(f"Device: {win.status.device}\n") and "Queries: " in tip
+        assert labels.models.text() == "Model: all-MiniLM-L6-v2" and "Pooling: " in labels.models.toolTip()
+        shot(win, "first_start.png")
+
+        docs = tmp_path / "docs"
+        docs.mkdir()
+        (docs / "volcano.txt").write_text(TEXTS["volcano.txt"], encoding="utf-8")
+        (docs / "blank.html").write_text("<html><body> </body></html>")  # no text found: not indexed
+        with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+            win.add_paths([str(docs)])
+        qtbot.waitUntil(lambda: notice.isVisible() and panel.problems_button.isVisible(), timeout=WAIT_MS)
+        assert notice.label.full_text() == SHARPER
+        assert "no cross-encoder weights were found" in notice.label.toolTip()  # the cause, for who knows the word
+        assert panel.problems_button.text() == "Not indexed: 1"
+        win.close()

@@ -15,6 +15,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QProgressBar, QPushButton, QTableView, QTextBrowser, QTreeWidget
 
+from searchapp.gui.reranker_notice import SHARPER
 from searchapp.gui.results_model import HTML_ROLE, ResultsModel, rank_movement
 
 from gui_window import WAIT_MS, drop, load_models, shown_window
@@ -110,10 +111,11 @@ def test_search_shows_hits_scores_and_highlights_without_reranker(qtbot, make_wi
     assert not res.reranked
 
 
-def test_missing_reranker_shows_a_non_modal_notice_with_the_fix(make_window):
+def test_missing_reranker_shows_a_non_modal_notice_with_the_fix(qtbot, make_window, tmp_corpus):
     win = make_window()
-    assert win.notice.isVisible()
-    assert "No reranker" in win.notice.label.text()
+    index(qtbot, win, [tmp_corpus])  # an empty library says how to add a folder first (test_first_hour_gui)
+    qtbot.waitUntil(win.notice.isVisible, timeout=WAIT_MS)
+    assert win.notice.label.full_text() == SHARPER and "No reranker" in win.notice.label.toolTip()
     assert win.notice.choose_button.text() == "Choose model folder…" and win.notice.choose_button.isEnabled()
     assert QApplication.activeModalWidget() is None
     assert win.labels.reranker.text() == "Reranker: none"

@@ -57,7 +57,7 @@ def test_the_device_and_the_model_stay_named_beside_a_syncs_long_summary(qtbot, 
     full = labels.device.text()
     bar.clearMessage()  # the line gone: every label says all it has again
     QApplication.processEvents()
-    assert labels.device.text().startswith(full) and "queries" in labels.device.text()
+    assert labels.device.text().startswith(full) and labels.models.text().startswith("Model: tiny-bi0")
 
 
 def test_the_line_says_the_count_of_the_list_shown_after_a_quiet_search_again(qtbot, win):
