@@ -67,7 +67,8 @@ def why_text(hit: Hit) -> str:
         parts.append(f"words (BM25) {s.lexical:.2f}, #{r.lexical} by words" if r.lexical else
                      f"words (BM25) {s.lexical:.2f}")
     if s.fused is not None:
-        parts.append(f"fused {s.fused:.3f} → #{r.fused}")
+        # the word the Score column uses for the same number, and how it is made
+        parts.append(f"match {s.fused:.3f} (meaning and words fused) → #{r.fused}")
     if by_words(hit) and s.words is not None:  # Similar files found by words (decision 0159)
         parts.append(f"found by words ({getattr(hit, 'why', '')}): holds {s.words:.2f} of the source's distinctive "
                      "words, weighed")

@@ -46,11 +46,13 @@ COLUMNS = (
            "meaning (cosine)", lambda h: (h.scores.dense, h.ranks.dense)),
     Column("BM25", "Words: the passage's BM25 score for the query, then the rank it gave",
            "words (BM25)", lambda h: (h.scores.lexical, h.ranks.lexical), 2),
-    Column("fused", "Meaning and words fused (search.fusion), then the rank it gave: the order before reranking",
-           "fused", lambda h: (h.scores.fused, h.ranks.fused)),
+    # "match", as the results' Score column and docs/cli.md call it (it said "fused" here: two words for one score)
+    Column("match", "The match score the results show: meaning and words fused (search.fusion), then the rank it "
+           "gave: the order before reranking", "match (meaning and words fused)",
+           lambda h: (h.scores.fused, h.ranks.fused)),
     Column("CE", "The cross-encoder's relevance (a probability; its logit on hover), then the rank it gave",
            "cross-encoder", lambda h: (h.scores.rerank, h.ranks.rerank)),
-    Column("▲▼", "How far the cross-encoder moved the candidate from its fused rank (the ranks on hover)"),
+    Column("▲▼", "How far the cross-encoder moved the candidate from its match rank (the ranks on hover)"),
 )
 FILE_COLUMN = 1
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -102,7 +104,7 @@ def _hit_items(hit: Hit, digits: list[int], rank_width: int) -> list[_Item]:
     s = hit.scores
     if s.rerank is not None and s.rerank_logit is not None:  # the logit, which the CSV has as a column of its own
         items[6].setToolTip(tooltip(f"cross-encoder: {s.rerank:.6g} (logit {s.rerank_logit:.4g}), rank {r.rerank}"))
-    full = rank_movement(hit)  # '▲35 (#37→#2)': the ranks are in the fused and CE cells already
+    full = rank_movement(hit)  # '▲35 (#37→#2)': the ranks are in the match and CE cells already
     move = _Item(full.split(" ")[0])
     move.setToolTip(tooltip(full))
     if r.rerank is not None and r.fused is not None:

@@ -43,6 +43,25 @@ def test_a_words_score_is_greyed_beside_match_scores_so_two_scales_do_not_read_a
     assert model.index(1, ResultsModel.COLUMNS.index("File")).data(fg) is None  # the mark is the score's alone
 
 
+def test_the_inspector_calls_the_shown_score_match_as_the_results_do(qtbot):
+    """The Score column said "match 0.66" and the inspector "fused 0.662" for the same number (a newcomer, n7): one
+    word for one score, the one docs/cli.md explains; how it is made is said beside it."""
+    from searchapp.gui.score_table import ScoreTable
+
+    hit = Hit(chunk_id=4, path="/d/quote.txt", page=None, start=0, end=4, text="text",
+              scores=StageScores(dense=0.6, lexical=3.0, fused=0.662),
+              ranks=StageRanks(dense=1, lexical=1, fused=1, final=1), order_label="match")
+    assert score_text(hit) == "match 0.66"
+    assert "; match 0.662 (meaning and words fused) → #1" in why_text(hit) and "fused 0.662" not in why_text(hit)
+    table = ScoreTable()
+    qtbot.addWidget(table)
+    table.set_hits([hit])
+    headers = [table.horizontalHeaderItem(j).text() for j in range(table.columnCount())]
+    col = headers.index("match")
+    assert "fused" not in headers and not table.isColumnHidden(col) and table.item(0, col).text().startswith("0.662")
+    assert "match (meaning and words fused): 0.662" in table.item(0, col).toolTip()
+
+
 def test_a_file_listed_first_for_its_name_says_so_in_the_table_and_the_inspector(qtbot):
     """A name typed that no passage holds lists the files named like it first (search/named.py): unscored, so the
     table's score would be blank and the inspector would call it "listed by date"."""
