@@ -14,7 +14,7 @@ import os
 from typing import Optional
 
 from PySide6.QtCore import QPoint, Qt, QUrl, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from ..base.member_paths import container_of, split_member
@@ -24,6 +24,7 @@ from ..library.file_kinds import is_code
 from ..library.members.private_copy import open_copy
 from .elided_label import ElidedLabel
 from .highlight import MARK_STYLE, highlight_html
+from .name_first import cut_in_middle
 from .open_failure import OpenFailure
 from .open_file import FileOpener, disk_url, local_url
 from .plain import shown_path, tooltip
@@ -67,40 +68,52 @@ NARROW_PX = 600  # a preview narrower than this has its title on a line of its o
 
 class TitleLine(ElidedLabel):
     """The file's path, page and note on one line: where it is too long, its folders are shortened in the middle
-    first, so the file's name, its page and the note stay; only then the end. Wrapped beside the score inspector
-    (a third of the width), "/tmp/nc/home/ Documents/ Presentations/ …" took five lines of the preview's height.
+    first (by whole folders: name_first.cut_in_middle), then the note and the page give way, and a name too long
+    for the line alone is cut in its middle, so its start and its extension both show. Wrapped beside the score
+    inspector (a third of the width), "/tmp/nc/home/ Documents/ Presentations/ …" took five lines of the preview's
+    height; cut at its end, a long name lost its ".md" ("…Final agreement between … installation a…", a newcomer).
     The whole line is in the tooltip."""
 
     def __init__(self, text: str = "") -> None:
         self._folder = ""  # the leading part of the text that is shortened first (the path's folders)
+        self._name = ""  # the file's name after it: kept longest, cut in its middle only when alone too long
         super().__init__(text)
 
-    def set_line(self, folder: str, rest: str) -> None:
-        self._folder = folder
-        self.set_full_text(folder + rest)
+    def set_line(self, folder: str, name: str, after: str = "") -> None:
+        """`folder` + `name` + `after` (the page and a note) on one line."""
+        self._folder, self._name = folder, name
+        self.set_full_text(folder + name + after)
 
     def append(self, more: str) -> None:
         """`more` after the line's note (why an Open failed), the folders still shortened first."""
-        self.set_line(self._folder, self.full_text()[len(self._folder):] + more)
+        self.set_full_text(self.full_text() + more)
 
     def set_full_text(self, text: str) -> None:
-        if not text.startswith(self._folder):
-            self._folder = ""  # a text of its own ("Select a result…"): shortened at its end, if at all
+        if not text.startswith(self._folder + self._name):
+            self._folder = self._name = ""  # a text of its own ("Select a result…"): shortened at its end, if at all
         super().set_full_text(text)
 
     def _elide(self) -> None:
         width, fm, full = self.contentsRect().width(), self.fontMetrics(), self.full_text()
-        shown = full
-        if width > 0 and fm.horizontalAdvance(full) > width:
-            rest = full[len(self._folder):]
-            room = width - fm.horizontalAdvance(rest)
-            folder = fm.elidedText(self._folder, Qt.TextElideMode.ElideMiddle, room) if room > 0 else ""
-            if self._folder and folder and fm.horizontalAdvance(folder + rest) <= width:
-                shown = folder + rest
-            else:  # not even the name and the note fit: they are shortened at their end, the folders gone
-                shown = fm.elidedText("…" + rest if self._folder else full, Qt.TextElideMode.ElideRight, width)
+        shown = self._fit(fm, width) if width > 0 and fm.horizontalAdvance(full) > width else full
         if shown != self.text():
             self.setText(shown)
+
+    def _fit(self, fm: QFontMetrics, width: int) -> str:
+        folder, name, full = self._folder, self._name, self.full_text()
+        if not name:
+            return fm.elidedText(full, Qt.TextElideMode.ElideRight, width)
+        after = full[len(folder) + len(name):]
+        if folder:
+            room = width - fm.horizontalAdvance(name + after)
+            cut = cut_in_middle(folder, fm, room) if room > fm.horizontalAdvance("…" + os.sep) else ""
+            if cut and fm.horizontalAdvance(cut + name + after) <= width:
+                return cut + name + after
+        lead = "…" + os.sep if folder else ""  # the folders gone: on hover
+        room = width - fm.horizontalAdvance(lead + name)
+        if room >= 0:  # the name whole, the page and the note as far as they fit
+            return lead + name + fm.elidedText(after, Qt.TextElideMode.ElideRight, room)
+        return lead + fm.elidedText(name, Qt.TextElideMode.ElideMiddle, width - fm.horizontalAdvance(lead))
 
 
 class PassageBrowser(QTextBrowser):
@@ -195,7 +208,7 @@ class PreviewPane(QWidget):
         path = shown_path(hit.path)
         folder = shown_path(os.path.dirname(container_of(hit.path))).rstrip(os.sep) + os.sep  # a member: its file's
         folder = folder if len(folder) > 1 and path.startswith(folder) else ""  # shortened first where too long
-        self.title.set_line(folder, where[len(folder):] + (f"  ({note})" if note else ""))
+        self.title.set_line(folder, path[len(folder):], where[len(path):] + (f"  ({note})" if note else ""))
         self.title.setToolTip(tooltip(path + (f"\n{note}" if note else "")))  # the line whole, the path first
         if text is not None and text[hit.start:hit.end] == hit.text:
             shown = context_html(text, hit.start, hit.end, terms, is_code(hit.path))

@@ -85,3 +85,33 @@ def test_the_preview_beside_the_inspector_keeps_its_path_on_one_line_and_its_pas
     more.click()  # Less: the table again
     QApplication.processEvents()
     assert not full.isVisible() and inspector.table.isVisible()
+
+
+def test_a_long_name_in_the_preview_title_keeps_its_start_and_its_extension(qtbot, tmp_path):
+    """A newcomer's 130-character name was cut at both ends ("…Final agreement between … installation a…"): the
+    folder and the ".md" both lost. The folders give way first (cut in their middle), then the page; a name too long
+    for the line alone is cut in its middle; the whole path is on hover."""
+    from searchapp.base.types import Hit, StageRanks, StageScores
+    from searchapp.gui.preview import PreviewPane
+
+    folder = tmp_path / "Projects" / "Northwind" / "signed agreements"
+    name = ("Final agreement between Northwind Traders and the municipal planning office regarding the heat pump "
+            "installation at the north wall (v7, signed).md")
+    path = str(folder / name)
+    pane = PreviewPane()
+    qtbot.addWidget(pane)
+    pane.resize(640, 300)
+    pane.show()
+    hit = Hit(chunk_id=1, path=path, page=3, start=0, end=5, text="Heat.", scores=StageScores(fused=0.5),
+              ranks=StageRanks(fused=1, final=1))
+    pane.show_hit(hit, ["heat"], None)
+    QApplication.processEvents()
+    title = pane.title
+    shown = title.text()
+    assert title.fontMetrics().horizontalAdvance(shown) <= title.contentsRect().width(), shown
+    assert shown.startswith("…") and "Final agreement" in shown and shown.endswith("(v7, signed).md"), shown
+    assert path in title.toolTip()
+    pane.resize(1400, 300)  # room for the name and the page: the folders come back, cut in their middle
+    QApplication.processEvents()
+    shown = title.text()
+    assert shown.endswith(name + " — page 3") and shown.startswith("/") and "…" in shown, shown
