@@ -20,7 +20,7 @@ from .highlight import highlight_html, snippet, utf16_spans
 from .plain import shown_folder, shown_name, shown_path, tooltip
 
 __all__ = ["ResultsModel", "HtmlDelegate", "rank_movement", "movement_tooltip", "score_text", "more_text", "date_text",
-           "words_only", "by_words", "HIT_ROLE", "HTML_ROLE", "SNIPPET_ROLE", "SNIPPET_LINES"]
+           "words_only", "by_words", "two_scales", "TWO_SCALES", "HIT_ROLE", "HTML_ROLE", "SNIPPET_ROLE", "SNIPPET_LINES"]
 
 HIT_ROLE = Qt.ItemDataRole.UserRole + 1  # the Hit itself
 HTML_ROLE = Qt.ItemDataRole.UserRole + 2  # the snippet with query words marked
@@ -30,6 +30,13 @@ PROMOTED, DEMOTED = QColor("#1a7f37"), QColor("#c62828")
 # A "words" score (its file has no meaning yet) is on another scale than the "match" rows around it: "words 0.95"
 # may rank below "match 0.57". Greyed and in italics, so the two scales do not read as one (decision 0109).
 WORDS_ONLY = QColor("#707070")
+# ... and the column's header says so while the list holds both: a newcomer read "match 0.70" over "words 0.81" as a
+# wrong order, greyed or not. The numbers and the order stay as decision 0109 keeps them; the header names the cause.
+TWO_SCALES = "Score (2 scales)"
+TWO_SCALES_TIP = ("Two kinds of score, not comparable: \"match\" (meaning and words) for files whose meaning is "
+                  "computed, and \"words\" (grey: the words alone, 1.00 = the best word match) for files whose "
+                  "meaning is not computed yet. The list is ordered as if each of those files' meaning matched as "
+                  "well as its words; their score turns to \"match\" as indexing finishes.")
 WEAK_ROW = QColor("#8a8a8a")  # a weak match's row (search/weak.py)
 SNIPPET_LINES = 2  # every row is this many lines high, so a screenful holds many results
 
@@ -100,6 +107,12 @@ def by_words(hit: Hit) -> bool:
 def words_only(hit: Hit) -> bool:
     """The row shows its words' score alone (its file has no meaning yet): another scale than "match"."""
     return scored(hit) and hit.shown_score[1] == "words"
+
+
+def two_scales(hits: list[Hit]) -> bool:
+    """The list shows "words" rows beside rows of another score (decision 0109): two scales in one column."""
+    shown = {h.shown_score[1] for h in hits if scored(h) and not h.named and not by_words(h)}
+    return "words" in shown and len(shown) > 1
 
 
 def _italic() -> QFont:
@@ -209,8 +222,13 @@ class ResultsModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section]
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        mixed = self.COLUMNS[section] == "Score" and two_scales(self.hits)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return TWO_SCALES if mixed else self.COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole and mixed:
+            return TWO_SCALES_TIP
         return None
 
     def hit(self, row: int) -> Optional[Hit]:

@@ -41,6 +41,14 @@ def test_a_words_score_is_greyed_beside_match_scores_so_two_scales_do_not_read_a
     assert model.index(1, col).data(fg) == WORDS_ONLY and model.index(1, col).data(font).italic()
     assert model.index(0, col).data(fg) is None and model.index(0, col).data(font) is None
     assert model.index(1, ResultsModel.COLUMNS.index("File")).data(fg) is None  # the mark is the score's alone
+    # greyed, "words 0.81" under "match 0.70" still read as a wrong order (n7): the header names the two scales
+    horizontal, tip = Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole
+    assert model.headerData(col, horizontal) == "Score (2 scales)"
+    assert "not comparable" in model.headerData(col, horizontal, tip)
+    model.set_hits([match], ["text"])  # one scale: the plain header
+    assert model.headerData(col, horizontal) == "Score" and model.headerData(col, horizontal, tip) is None
+    model.set_hits([words], ["text"])
+    assert model.headerData(col, horizontal) == "Score"
 
 
 def test_the_inspector_calls_the_shown_score_match_as_the_results_do(qtbot):
