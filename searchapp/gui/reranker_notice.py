@@ -65,7 +65,8 @@ class RerankerNotice(QFrame):
         """Show the notice: what a reranker gives, or why there is none (`refused`: the folder's refusal), the
         technical reason and `message` in its tooltip; unless the person dismissed this kind of reason for good, or
         there is nothing to search yet (`searchable`): on an empty library a newcomer met "no cross-encoder weights
-        were found" before learning how to add a folder."""
+        were found" before learning how to add a folder. A folder the person chose and that was refused is said at
+        once: it is news about their own setting."""
         if not reranking_on:
             self.kind, line = "off", "Reranking is turned off in the settings: results are not sorted a second time."
             why = "reranking is turned off in the settings"
@@ -79,7 +80,7 @@ class RerankerNotice(QFrame):
         self.label.set_full_text(line)
         self.label.setToolTip(tooltip(f"{line}\n\n{detail}" + (f"\n\n{message}" if message and message not in detail
                                                                   else "")))
-        if not searchable or self.kind in self.dismissed():
+        if (not searchable and self.kind != "refused") or self.kind in self.dismissed():
             self.hide()
             return
         self.show()
