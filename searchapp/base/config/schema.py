@@ -81,7 +81,7 @@ def _f(default: Any, doc: str, *, min: Any = None, max: Any = None, choices: Opt
 @dataclass(frozen=True)
 class ScanConfig:
     max_file_mb: float = _f(50.0, "Files larger than this (MB) are skipped without being read.", min=0.001, max=1_000_000)
-    max_text_chars: int = _f(10_000_000, "Characters of extracted text kept per file (after decompression); the rest is cut and reported as truncated.",
+    max_text_chars: int = _f(10_000_000, "Characters of extracted text kept per file (after decompression); the rest is cut and reported as truncated (by the sync, `explain`, and `status`, which lists the files cut).",
                              min=1000, max=2_000_000_000)
     file_budget_s: float = _f(30.0, "Seconds one file may take to be read; past it the file is listed as \"took too long\" and the sync goes on (the next sync tries it again).",
                               min=0.1, max=86_400)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Optional, TextIO
 
 from ... import __version__
 from ...base.config import Config
@@ -102,22 +102,7 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
             if left else ""
         say(f"searchable by words: {st.chunks} passages; meaning: {meaning['percent']}% of passages"
             + (f" ({st.chunks - st.embedded} still to embed{when})" if st.embedded < st.chunks else ""))
-    b = st.bi_encoder
-    say(printable(f"bi-encoder: {b['spec']} ({b['pooling']} pooling)" + (
-        f"; library built with {b['library_model']} ({b['library_pooling']})" if b["library_model"] else "")))
-    if b.get("query_prompt") is not None:  # the model's files were read (it is installed)
-        say("  " + bi_encoder_conventions(b))
-    rr = st.reranker
-    say(printable(f"reranker: {rr['path'] if rr['available'] == 'yes' else 'not available'}"
-                  + (f" — {rr['message']}" if rr["message"] else "")))
-    say(f"device: {st.device}")
-    say(f"version: searchapp {__version__}")  # of the process that answered (a warm one may be older: decision 0154)
-    if st.passage_path:
-        say(f"passages: {st.passage_path}")
-    if st.query_path:
-        say(f"queries: {st.query_path}")
-    say(f"warm index: searches are answered by process {warm} (`searchapp watch` or the window)" if warm
-        else "warm index: none (each search opens the library; `searchapp watch` keeps it open)")
+    _say_models(st, warm, say)
     for n in st.notes:
         say(f"note: {printable(n)}")
     if st.reindex_needed:
@@ -140,6 +125,26 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
             path, _, reason = row
             say(f"  [{st.failed_states[row]}] {printable(display_path(path))}: {printable(reason)}")
     return code
+
+
+def _say_models(st: LibraryStatus, warm: Optional[int], say: Callable[[str], None]) -> None:
+    """The models, the device, the version and who answers searches: what embeds and ranks, in status's lines."""
+    b = st.bi_encoder
+    say(printable(f"bi-encoder: {b['spec']} ({b['pooling']} pooling)" + (
+        f"; library built with {b['library_model']} ({b['library_pooling']})" if b["library_model"] else "")))
+    if b.get("query_prompt") is not None:  # the model's files were read (it is installed)
+        say("  " + bi_encoder_conventions(b))
+    rr = st.reranker
+    say(printable(f"reranker: {rr['path'] if rr['available'] == 'yes' else 'not available'}"
+                  + (f" — {rr['message']}" if rr["message"] else "")))
+    say(f"device: {st.device}")
+    say(f"version: searchapp {__version__}")  # of the process that answered (a warm one may be older: decision 0154)
+    if st.passage_path:
+        say(f"passages: {st.passage_path}")
+    if st.query_path:
+        say(f"queries: {st.query_path}")
+    say(f"warm index: searches are answered by process {warm} (`searchapp watch` or the window)" if warm
+        else "warm index: none (each search opens the library; `searchapp watch` keeps it open)")
 
 
 def bi_encoder_conventions(b: BiEncoderStatus) -> str:
