@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench_words_first import CORPUS, LAST_CPU_S, command_env, timed_process
 
 # The command run in a fresh interpreter; "model" puts back the behaviour before decision 0164 (no lean pass; the
-# model's load starts at the sync's first chunking) by setting the two thresholds to zero.
+# model's load starts at the sync's first batch that leaves a passage waiting) by setting the two thresholds to zero.
 RUNNER = """
 import json, sys
 way, argv = sys.argv[1], sys.argv[2:]

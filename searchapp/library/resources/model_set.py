@@ -162,8 +162,9 @@ class ModelSet:
 
     def load_encoder_ahead(self) -> None:
         """Start loading the bi-encoder on a thread of its own, once per process: a sync that will embed calls
-        this at its first chunking, so the load runs while the words pass goes on and `encoder` later waits only
-        for what is left of it. A failed load is left for `encoder` to raise where the model is used."""
+        this once its words batches leave enough passages waiting (sync_encoder.py), so the load runs while the
+        words pass goes on and `encoder` later waits only for what is left of it. A failed load is left for
+        `encoder` to raise where the model is used."""
         with self._chunker_lock:
             if self._encoder is not None or self._loading is not None:
                 return

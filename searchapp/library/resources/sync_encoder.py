@@ -14,7 +14,8 @@ torch gives (tests/unit/models/test_query_encoders_agree.py). So a meaning pass 
 LEAN_PASSAGES passages waiting, with the model not loaded, embeds them by that path: `searchapp index` of an edited
 file, or the window's update of a saved one, never imports torch. A bigger pass loads the model; a sync that will
 embed (`load_ahead`) starts that load on a thread of its own once it has chunked more than LOAD_AHEAD_CHARS, so the
-words pass goes on meanwhile; an unchanged sync chunks nothing and loads nothing.
+words pass goes on meanwhile, and only once its batches have written more than LEAN_PASSAGES passages that found no
+stored vector by hash: an unchanged sync, a moved folder or a re-read of unchanged text loads nothing.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ class SyncEncoder:
         self._load_ahead = load_ahead
         self._pending = pending
         self._chunked = 0  # characters handed to the chunker so far (LOAD_AHEAD_CHARS)
+        # Passages this sync wrote with no stored vector for their model input (`passages_waiting`): a move, a
+        # rename or a re-read of unchanged text chunks everything and finds every vector by hash, so the text
+        # chunked alone does not say the model will be needed (decision 0164, its review of 0.27.0)
+        self._waiting = 0
         self._chunker: Optional[ChunkingTokenizer] = None  # chosen at the first chunking, kept for the sync: its passages are cut alike
         self.spec = models.config.models.bi_encoder  # what BiEncoder.spec is: messages name the model by it
 
@@ -91,9 +96,22 @@ class SyncEncoder:
         if self._chunker is None:
             self._chunker = self._models.chunker()
         self._chunked += chars
-        if self._load_ahead and (self._pending is None or self._chunked > LOAD_AHEAD_CHARS):
-            self._models.load_encoder_ahead()  # once a process: later calls return at once
+        self._maybe_load_ahead()
         return self._chunker
+
+    def passages_waiting(self, n: int) -> None:
+        """A words batch wrote `n` passages that found no stored vector by hash (sync/batches.Batcher): only
+        those will be embedded, so only they count towards the load ahead."""
+        self._waiting += n
+        self._maybe_load_ahead()
+
+    def _maybe_load_ahead(self) -> None:
+        """Start loading the model beside the words pass once this sync has chunked more than LOAD_AHEAD_CHARS
+        and written more than LEAN_PASSAGES passages waiting for a vector: fewer go through the query path,
+        none (a move, an unchanged re-read) need no model at all."""
+        if self._load_ahead and (self._pending is None or (
+                self._chunked > LOAD_AHEAD_CHARS and self._waiting > LEAN_PASSAGES)):
+            self._models.load_encoder_ahead()  # once a process: later calls return at once
 
     @property
     def words_alone(self) -> bool:
@@ -113,8 +131,8 @@ class SyncEncoder:
         return many(texts) if many is not None else None
 
     def chunking_spec(self) -> tuple[str, int, bool]:
-        # Asked for a read-ahead worker, which a sync starts only for a thousand files or more: the model will be
-        # needed, so its load starts now.
+        # Asked for a read-ahead worker, which a sync starts only for a thousand files or more: counted as much
+        # text, so the load starts at its first batch that leaves passages waiting (a moved folder's leaves none).
         return self._chunking(LOAD_AHEAD_CHARS + 1).chunking_spec()
 
     def remember_joined(self, prefix: str, texts: Sequence[str], joined: Sequence[str]) -> None:

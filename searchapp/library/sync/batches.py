@@ -85,11 +85,15 @@ class Batcher:
     def __init__(self, store: Store, root: RootRow, index: IndexWriter, report_: SyncReport,
                  progress: Optional[ProgressFn], cancel: Optional[CancelToken], batch_chunks: int,
                  batch_files: int, beside: Optional[MeaningBeside] = None,
-                 on_failed: Optional[Callable[[Pending, str], None]] = None) -> None:
+                 on_failed: Optional[Callable[[Pending, str], None]] = None, *,
+                 on_waiting: Optional[Callable[[int], None]] = None) -> None:
         self.store, self.root, self.index = store, root, index
         # where an entry its batch cannot store goes (with the reason); None: the batch's error is raised
         self.on_failed = on_failed
         self.beside = beside  # where the passages a batch leaves waiting are embedded meanwhile, if anywhere
+        # told how many passages each batch left waiting (no stored vector by hash): what decides the model's load
+        # ahead (SyncEncoder.passages_waiting), which a batch whose vectors were all found must not start
+        self.on_waiting = on_waiting
         self.report, self.progress, self.cancel = report_, progress, cancel
         self._beside_reading = bool(getattr(store, "writes_beside", False))
         self.batch_chunks = batch_chunks * (BESIDE_SCALE if self._beside_reading else 1)
@@ -254,6 +258,8 @@ class Batcher:
         self.report.chunks_added += len(w.added_ids) + w.waiting - again
         self.report.chunks_pending += w.waiting
         self.report.chunks_removed += len(w.removed) - again
+        if w.waiting and self.on_waiting is not None:
+            self.on_waiting(w.waiting)
         if self.beside is not None:
             self.beside.offer(w.inputs)
 

@@ -167,7 +167,8 @@ class Updates:
             self._record_model()
             had_passages = self.store.has_chunks()
             self.vectors.writable(lambda: self.models.identity()[1])
-            # Chunking reads the tokenizer alone; the model loads for embedding, from the first chunking on.
+            # Chunking reads the tokenizer alone; the model loads for embedding, ahead of it once the words batches
+            # leave passages waiting (none when every vector is found by hash: a moved folder).
             encoder = self.models.passage_encoder(load_ahead=embed, pending=self.store.pending_count)
             rate.aside = partial(aside_note, encoder)  # "slowed for other programs", in the strip and the CLI
             # On a GPU the meaning of each words batch is encoded while the words pass goes on.

@@ -138,7 +138,7 @@ class _Sync:
         self.seen: set[str] = set()
         self.moves = moves  # the bytes of the entries this sync adds: a vanished one's twin among them is a move
         self.batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES, beside,
-                               self.store_failed)
+                               self.store_failed, on_waiting=getattr(encoder, "passages_waiting", None))
         self.max_bytes = int(config.scan.max_file_mb * 2**20)
         self.ahead: Optional[ReadAhead | ReadInGroups] = None
         self.slot: dict[int, int] = {}

@@ -1,15 +1,18 @@
 """A sync's words pass loads no model; a sync that embeds many passages loads the bi-encoder once, on a thread of its
-own that starts once it has chunked enough, so the words pass goes on meanwhile (issue 45); a meaning pass of a few
+own that starts once it has chunked enough and left enough passages waiting (a moved folder, whose vectors are all
+found by hash, leaves none), so the words pass goes on meanwhile (issue 45); a meaning pass of a few
 passages on a CPU embeds them by the query path and loads no model at all, storing the vectors the model gives
 (library/resources/sync_encoder.py, decision 0164)."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import threading
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from searchapp.library import Library
 from searchapp.library.resources import sync_encoder
@@ -136,6 +139,33 @@ def test_a_sync_of_little_text_starts_no_load_but_loads_when_many_passages_wait(
         lib.sync()
         assert lib.store.pending_count() == 0
     assert built == ["MainThread"]
+
+
+@pytest.mark.engines("sqlite")
+@pytest.mark.parametrize("how", ["moved", "copy added"])
+def test_a_sync_whose_passages_all_find_their_vectors_loads_no_model(make_config, tiny_bi_encoder_dir, tmp_path,
+                                                                     monkeypatch, how):
+    """A moved folder (`searchapp moved`, decision 0157) or a copy of indexed text is read and chunked again, but
+    every passage finds its vector by hash: nothing waits, so the load ahead never starts, however much text was
+    chunked (thresholds set so that a sync that counted chunked text alone, as before 0.27.0, loads it)."""
+    from searchapp.library.sync.moved import follow_move
+
+    built = _spy_loads(monkeypatch)
+    with Library(_config(make_config, tiny_bi_encoder_dir)) as lib:
+        docs = _docs(tmp_path)
+        lib.add_folder(docs)  # four notes: the query path's, no model
+        assert lib.store.pending_count() == 0 and built == []
+        monkeypatch.setattr(sync_encoder, "LEAN_PASSAGES", 0)
+        monkeypatch.setattr(sync_encoder, "LOAD_AHEAD_CHARS", 10)
+        if how == "moved":
+            docs.rename(tmp_path / "moved")
+            rep = follow_move(lib, str(docs), str(tmp_path / "moved"), undo_file=False).report
+        else:
+            shutil.copytree(docs, tmp_path / "copy")
+            rep = lib.add_folder(tmp_path / "copy")
+        assert rep.scanned == 4 and rep.chunks_added > 0 and rep.chunks_embedded == 0
+        assert lib.store.pending_count() == 0
+        assert built == [] and lib.models.loaded_encoder is None
 
 
 class _HeldLoad(threading.Thread):
