@@ -19,6 +19,7 @@ from ...base.plural import counted, members_noun, scanned_counts  # here too: a 
 from ...store import Store
 from ...store.ledger import cut_entries, excluded_by_rule, problem_files_in_state, state_counts
 from ...store.rows import RootRow
+from ...store.shelf import SHELF_DAYS
 from ..search.result import writer_embeds  # meaning_note's `who`: what a search beside it says too
 from ..sync.meaning_pass import meaning_percent, meaning_progress
 from ..sync.meaning_rate import left_note, meaning_left_s, remembered_rate
@@ -251,6 +252,16 @@ class LibraryStatus:
         return out
 
 
+def _shelf_note(db: Store) -> Optional[str]:
+    """What the shelf keeps (decision 0187), said so a person knows what the library holds of files gone: a
+    desktop library's alone (a shared library's server shelves nothing)."""
+    count = getattr(db, "shelved_count", None)
+    n = int(count()) if count is not None else 0
+    return (f"{counted(n, 'vector', grouped=True)} of passages deleted from git trees kept for up to {SHELF_DAYS} "
+            "days, so a branch switched back is not embedded again (decision 0187; `remove` of the folder takes "
+            "them)") if n else None
+
+
 def _older_note(folders: list[str]) -> Optional[str]:
     if not folders:
         return None
@@ -369,7 +380,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     ledger = state_counts(db)
     # An unplugged drive's folder waits until it is back: the window would say at every start that it reads it again
     older = read_by_older_readers(db, [r for r, shown in zip(rows, roots, strict=True) if not shown.missing])
-    notes += [n for n in (ocr_status_note(config, ledger), _kept_note(config, keep, identity), _older_note(older)) if n]
+    notes += [n for n in (ocr_status_note(config, ledger), _kept_note(config, keep, identity), _older_note(older),
+                          _shelf_note(db)) if n]
     if len(unusable):
         notes.append(_unusable_note(len(unusable)))
         reindex_needed = reindex_needed or notes[-1]

@@ -98,9 +98,12 @@ def test_a_branch_switched_back_takes_its_meaning_off_the_shelf_in_a_git_tree_al
     assert lib.store.shelved_count() == (1 if git else 0)  # the other branch's text now; tides' and gauge's taken off
     st = lib.status()
     assert st.chunks == st.vectors == 2 and st.consistent
+    shelf = [n for n in st.notes if "kept for up to 30 days" in n]  # status says what the shelf holds
+    assert shelf == (["1 vector of passages deleted from git trees kept for up to 30 days, so a branch switched back "
+                      "is not embedded again (decision 0187; `remove` of the folder takes them)"] if git else [])
     assert [h.path for h in lib.search("Brest tide gauge sea level", mode="dense").hits][:1] == [str(gauge)]
     lib.remove_folder(repo)
-    assert lib.store.shelved_count() == 0
+    assert lib.store.shelved_count() == 0 and not [n for n in lib.status().notes if "git trees" in n]
 
 
 @pytest.mark.engines("sqlite")
