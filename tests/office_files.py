@@ -12,6 +12,8 @@ PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
 SML = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 PML = "http://schemas.openxmlformats.org/presentationml/2006/main"
 DML = "http://schemas.openxmlformats.org/drawingml/2006/main"
+P188 = "http://schemas.microsoft.com/office/powerpoint/2018/8/main"  # PowerPoint 365's modern comments
+MODERN_COMMENTS = "http://schemas.microsoft.com/office/2018/10/relationships"
 
 
 def rels(*items: tuple[str, str, str]) -> str:
@@ -118,8 +120,21 @@ def shape(paragraphs: list[str], placeholder: str = "") -> str:
     return f"<p:sp>{ph}<p:txBody><a:bodyPr/>{paras}</p:txBody></p:sp>"
 
 
-def make_pptx(path: Path, slides: list[tuple[list[str], list[str]]], title: str = "") -> Path:
-    """Slides (paragraphs, notes); stored as slideN.xml in reverse order so order comes from presentation.xml."""
+def comments_xml(texts: list[str], modern: bool = False) -> str:
+    """A slide's comments part: legacy (p:cm/p:text) or modern (p188:cm/p188:txBody, PowerPoint 365)."""
+    if not modern:
+        return (f'<p:cmLst xmlns:p="{PML}">' + "".join(
+            f'<p:cm authorId="0" idx="{i + 1}"><p:pos x="10" y="10"/><p:text>{t}</p:text></p:cm>'
+            for i, t in enumerate(texts)) + "</p:cmLst>")
+    return (f'<p188:cmLst xmlns:p188="{P188}" xmlns:a="{DML}">' + "".join(
+        f'<p188:cm id="{{{i}}}" authorId="{{0}}"><p188:txBody><a:bodyPr/><a:p><a:r><a:t>{t}</a:t></a:r></a:p>'
+        "</p188:txBody></p188:cm>" for i, t in enumerate(texts)) + "</p188:cmLst>")
+
+
+def make_pptx(path: Path, slides: list[tuple[list[str], list[str]]], title: str = "",
+              comments: dict[int, list[str]] | None = None, modern: bool = False) -> Path:
+    """Slides (paragraphs, notes); stored as slideN.xml in reverse order so order comes from presentation.xml.
+    `comments`: slide index (from 0) -> the texts of its comments, in a legacy or (`modern`) a modern part."""
     n = len(slides)
     parts: dict[str, str | bytes] = {
         "_rels/.rels": rels(("rId1", f"{REL}/officeDocument", "ppt/presentation.xml"),
@@ -134,11 +149,17 @@ def make_pptx(path: Path, slides: list[tuple[list[str], list[str]]], title: str 
     for i, (paras, notes) in enumerate(slides):
         part = n - i
         parts[f"ppt/slides/slide{part}.xml"] = slide_xml(shape(paras), shape([str(i + 1)], "sldNum"))
+        links: list[tuple[str, str, str]] = []
         if notes:
-            parts[f"ppt/slides/_rels/slide{part}.xml.rels"] = rels(
-                ("rId1", f"{REL}/notesSlide", f"../notesSlides/notesSlide{part}.xml"))
+            links.append(("rId1", f"{REL}/notesSlide", f"../notesSlides/notesSlide{part}.xml"))
             parts[f"ppt/notesSlides/notesSlide{part}.xml"] = slide_xml(shape([], "sldImg"), shape(notes, "body"),
                                                                        shape([str(i + 1)], "sldNum"))
+        if comments and i in comments:
+            name = f"modernComment_{part}.xml" if modern else f"comment{part}.xml"
+            links.append(("rId2", f"{MODERN_COMMENTS if modern else REL}/comments", f"../comments/{name}"))
+            parts[f"ppt/comments/{name}"] = comments_xml(comments[i], modern)
+        if links:
+            parts[f"ppt/slides/_rels/slide{part}.xml.rels"] = rels(*links)
     return write_zip(path, parts)
 
 

@@ -1,5 +1,7 @@
 """PowerPoint .pptx: each slide a page (page = slide number in the presentation's order), its text by
-paragraph, then its speaker notes as "Notes: ...".
+paragraph, then its speaker notes as "Notes: ...", then its reviewers' comments, one paragraph each and without
+their authors, as a .docx's comments are read (docx.py): the legacy parts' p:cm/p:text and the modern parts'
+(ppt/comments/modernComment_*.xml) txBody paragraphs, a comment's replies after it.
 
 Slide order comes from ppt/presentation.xml through its relationships, not from part names (slide7.xml may be
 the second slide). Slide numbers and dates are fields repeated on every slide: left out; a footer or header is
@@ -8,7 +10,8 @@ text a person typed: kept. The text a person added to a slide layout or slide ma
 template's ("Click to edit Master title style"): left out, as .ppt's masters' are (ppt97.py). Charts and
 SmartArt live in other parts and are not read. Slides are streamed (xmlstream.py), one
 paragraph held at a time; a slide part over MAX_SLIDE_BYTES is skipped and noted (a real slide is a few KB),
-and so are the speaker notes of a slide whose relationships part is over its cap (opc.py).
+and so are a comments part over MAX_COMMENTS_BYTES and the speaker notes and comments of a slide whose
+relationships part is over its cap (opc.py).
 """
 
 from __future__ import annotations
@@ -31,9 +34,12 @@ SUFFIXES = frozenset({".pptx", ".pptm", ".ppsx"})
 MAX_SLIDES = 5000  # like PDF pages: beyond that a file is generated data
 MAX_SLIDE_BYTES = 16 * 2**20
 MAX_PRESENTATION_BYTES = 16 * 2**20
+MAX_COMMENTS_BYTES = 4 * 2**20  # one slide's comments part: a real one is a few KB
 _SKIP_PLACEHOLDERS = frozenset({"sldNum", "dt", "sldImg"})
 _MASTERS = ("/slideLayout", "/slideMaster")  # a slide's layout, the layout's master
 _SLIDE_ID = frozenset({"sldId"})
+_COMMENT = frozenset({"cm"})  # p:cm (legacy) and p188:cm (modern), each held whole: a few elements
+_COMMENTS = "/comments"  # both relationship types end so: officeDocument/2006/… and office/2018/10/…
 
 
 def _is_drawing(tag: str, name: str) -> bool:
@@ -101,13 +107,48 @@ def _relationships(z: SafeZip, slide: str, pages: PagedText) -> dict[str, tuple[
     try:
         return part_relationships(z, slide)
     except PartTooLarge as exc:
-        pages.note(f"speaker notes of {slide} skipped: {exc}")
+        pages.note(f"speaker notes and comments of {slide} skipped: {exc}")
         return {}
 
 
 def _notes(z: SafeZip, rels: dict[str, tuple[str, str]], pages: PagedText, cancel: Optional[CancelToken]) -> str:
     return "\n".join(_part_text(z, target, pages, cancel) for type_, target in rels.values()
                      if type_.endswith("/notesSlide"))
+
+
+def _comment_paragraphs(cm: Element) -> list[str]:
+    """A comment's text: a legacy one's p:text; a modern one's txBody paragraphs, then its replies' (the file
+    writes the replies first)."""
+    paragraphs: list[str] = []
+    replies: list[str] = []
+    for child in cm:
+        name = local_name(child.tag) if isinstance(child.tag, str) else ""
+        if name == "text" and child.text and child.text.strip():
+            paragraphs.append(child.text.strip())
+        elif name == "txBody":
+            _walk(child, paragraphs, None)
+        elif name == "replyLst":
+            for body in (b for reply in child for b in reply if local_name(b.tag) == "txBody"):
+                _walk(body, replies, None)
+    return paragraphs + replies
+
+
+def _comments(z: SafeZip, rels: dict[str, tuple[str, str]], pages: PagedText,
+              cancel: Optional[CancelToken]) -> str:
+    """What reviewers typed on a slide, from each comments part its relationships name (one over
+    MAX_COMMENTS_BYTES is skipped and noted)."""
+    paragraphs: list[str] = []
+    for type_, part in rels.values():
+        size = part_size(z, part) if type_.endswith(_COMMENTS) else None
+        if size is None:
+            continue
+        if size > MAX_COMMENTS_BYTES:
+            pages.note(f"{part} skipped: larger than {MAX_COMMENTS_BYTES // 2**20} MB")
+            continue
+        for _, name, el, stack in XmlStream(z, part, _COMMENT, cancel, MAX_COMMENTS_BYTES):
+            if name == "cm" and len(stack) == 1:
+                paragraphs += _comment_paragraphs(el)
+    return "\n".join(paragraphs)
 
 
 def _masters_text(z: SafeZip, rels: dict[str, tuple[str, str]], seen: set[str], pages: PagedText,
@@ -131,9 +172,10 @@ def _masters_text(z: SafeZip, rels: dict[str, tuple[str, str]], seen: set[str], 
     return "\n".join(text for text in texts if text)
 
 
-def slide_page(text: str, notes: str) -> str:
-    """A slide's page text: its own text, then its speaker notes."""
-    return f"{text}\n\nNotes: {notes}" if notes else text
+def slide_page(text: str, notes: str, comments: str = "") -> str:
+    """A slide's page text: its own text, then its speaker notes, then its comments."""
+    page = f"{text}\n\nNotes: {notes}" if notes else text
+    return f"{page}\n\n{comments}" if comments else page
 
 
 def _slides(z: SafeZip, presentation: str) -> list[str]:
@@ -157,6 +199,6 @@ def extract_pptx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
             rels = _relationships(z, slide, pages)
             text = "\n".join(t for t in (_part_text(z, slide, pages, cancel),
                                           _masters_text(z, rels, masters, pages, cancel)) if t)
-            pages.add(number, slide_page(text, _notes(z, rels, pages, cancel)))
+            pages.add(number, slide_page(text, _notes(z, rels, pages, cancel), _comments(z, rels, pages, cancel)))
         title = core_title(z)
     return pages.document("pptx", title)

@@ -134,7 +134,8 @@ _READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
     "rtf": 2, "doc": 3,
     # pdf, xlsx 3, docx, pptx 2 (decision 0189): a PDF's attached files and an Office Open XML file's embedded files
     # are read as its members. The document's own entry is the same; the numbers rise so that a library reads its
-    # documents once more and finds the files they hold (pdf and xlsx 2 came in the same release: no more reading)
+    # documents once more and finds the files they hold (pdf and xlsx 2 came in the same release: no more reading;
+    # pptx 2 also reads a slide's comments, same release)
     "pdf": 3, "xlsx": 3, "docx": 2, "pptx": 2,
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}

@@ -157,6 +157,16 @@ def test_pptx_slides_and_notes(tmp_path: Path) -> None:
         extract(write_zip(tmp_path / "b.pptx", {"ppt/presentation.xml": "<p:presentation"}))
 
 
+@pytest.mark.parametrize("modern", [False, True])
+def test_pptx_comments_follow_the_notes(tmp_path: Path, modern: bool) -> None:
+    # A reviewer's comments are words a person typed on the slide, read as a .docx's are (no author).
+    path = make_pptx(tmp_path / "c.pptx", [(["Intro"], []), (["Budget"], ["Say the total"])],
+                     comments={1: ["Check the pangolin figure", "Ask finance"]}, modern=modern)
+    doc = extract(path)
+    assert doc.text == "Intro\n\nBudget\n\nNotes: Say the total\n\nCheck the pangolin figure\nAsk finance"
+    assert doc.page_at(doc.text.index("pangolin")) == 2
+
+
 # --------------------------------------------------------------------------- ODP
 
 def test_odp_slides_and_notes(tmp_path: Path) -> None:

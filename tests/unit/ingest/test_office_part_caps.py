@@ -170,7 +170,7 @@ def test_pptx_relationship_parts_over_their_cap_are_refused_unread(tmp_path: Pat
     # A slide's relationships part of ~1 MB: its notes are skipped with the reason, its text is kept.
     doc = extract(_pptx_with_rels(tmp_path, "s.pptx", "ppt/slides/_rels/slide1.xml.rels", 10_000))
     assert doc.text == "Tomatoes ripen slowly"
-    assert ("speaker notes of ppt/slides/slide1.xml skipped: ppt/slides/_rels/slide1.xml.rels is larger than "
+    assert ("speaker notes and comments of ppt/slides/slide1.xml skipped: ppt/slides/_rels/slide1.xml.rels is larger than "
             "100,000 bytes") in doc.notes
     # The presentation's or the package's own: nothing can be found without them.
     for part in ("ppt/_rels/presentation.xml.rels", "_rels/.rels"):
