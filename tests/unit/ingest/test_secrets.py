@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import random
 import string
 
@@ -49,6 +50,14 @@ def _random(n: int, alphabet: str = string.ascii_letters + string.digits) -> str
     return "".join(_PICK.choice(alphabet) for _ in range(n))
 
 
+def _pypi(caveat: bytes) -> str:
+    """A PyPI upload token as PyPI writes one: a macaroon (location "pypi.org", an id, a caveat, a signature of 32
+    random bytes) in unpadded base64url; its fixed parts must read as no placeholder."""
+    macaroon = (b"\x02\x01\x08pypi.org\x02\x24" + _random(36).encode() + b"\x00\x02" + bytes([len(caveat)]) + caveat
+                + b"\x00\x00\x06\x20" + bytes(_PICK.randrange(256) for _ in range(32)))
+    return "py" + "pi-" + base64.urlsafe_b64encode(macaroon).decode().rstrip("=")
+
+
 @pytest.mark.parametrize("token, vendor", [
     ("gh" + "p_" + _random(36), "GitHub"),
     ("gh" + "s_" + _random(36), "GitHub"),
@@ -61,6 +70,13 @@ def _random(n: int, alphabet: str = string.ascii_letters + string.digits) -> str
     ("sk" + "_live_" + _random(24), "Stripe"),
     ("sk" + "-proj-" + _random(74) + "T3Blbk" + "FJ" + _random(74), "OpenAI"),
     ("sk" + "-ant-api03-" + _random(93) + "AA", "Anthropic"),
+    ("hf" + "_" + _random(34, string.ascii_letters), "Hugging Face"),
+    ("np" + "m_" + _random(36), "npm"),
+    (_pypi(b'{"permissions": "user", "version": 1}'), "PyPI"),
+    (_pypi(b'[1,["project"]]'), "PyPI"),
+    ("SG" + "." + _random(22, string.ascii_letters + string.digits + "_-") + "."
+     + _random(43, string.ascii_letters + string.digits + "_-"), "SendGrid"),
+    ("SK" + _random(32, "0123456789abcdef"), "Twilio"),
     # what is not one: AWS's documented example, placeholders, a shape cut short or run on, inside a longer word,
     # a word in capitals, a test key
     ("AKIAIOSFODNN7EXAMPLE", None),
@@ -76,6 +92,11 @@ def _random(n: int, alphabet: str = string.ascii_letters + string.digits) -> str
     ("gl" + "pat-XXXXXXXXXXX-XXXXXXXX", None),
     ("sk" + "_test_" + _random(24), None),
     ("xoxo-and-hugs", None),
+    ("hf" + "_" + _random(33, string.ascii_letters) + "7", None),  # a digit: Hugging Face's are letters alone
+    ("np" + "m_" + _random(35), None),
+    ("py" + "pi-AgEIcHlwaS5vcmc" + _random(49), None),
+    ("SG" + "." + _random(22) + "." + _random(42), None),
+    ("TASK" + _random(32, "0123456789abcdef"), None),  # inside a longer word
 ])
 def test_a_text_holding_an_access_token_is_a_secret_a_text_showing_one_is_not(token, vendor):
     text = f"Deploy notes.\nexport TOKEN={token}\nThen run the release script.\n"
