@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Optional
 from xml.etree.ElementTree import Element
 
+from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from .opc import core_title, listed_parts, package_part, part_relationships, part_size
@@ -145,9 +146,15 @@ def _comments(z: SafeZip, rels: dict[str, tuple[str, str]], pages: PagedText,
         if size > MAX_COMMENTS_BYTES:
             pages.note(f"{part} skipped: larger than {MAX_COMMENTS_BYTES // 2**20} MB")
             continue
-        for _, name, el, stack in XmlStream(z, part, _COMMENT, cancel, MAX_COMMENTS_BYTES):
-            if name == "cm" and len(stack) == 1:
-                paragraphs += _comment_paragraphs(el)
+        read: list[str] = []
+        try:
+            for _, name, el, stack in XmlStream(z, part, _COMMENT, cancel, MAX_COMMENTS_BYTES):
+                if name == "cm" and len(stack) == 1:
+                    read += _comment_paragraphs(el)
+        except ExtractionError as exc:  # a broken comments part, read since 0.27.0: the slides' own text still counts
+            pages.note(f"{part} skipped: {exc}")
+            continue
+        paragraphs += read
     return "\n".join(paragraphs)
 
 

@@ -165,6 +165,14 @@ def test_pptx_comments_follow_the_notes(tmp_path: Path, modern: bool) -> None:
     doc = extract(path)
     assert doc.text == "Intro\n\nBudget\n\nNotes: Say the total\n\nCheck the pangolin figure\nAsk finance"
     assert doc.page_at(doc.text.index("pangolin")) == 2
+    # A broken comments part (unread before 0.27.0) is a note: the slides' text and notes are still read.
+    part = f"ppt/comments/{'modernComment_1' if modern else 'comment1'}.xml"
+    with zipfile.ZipFile(path) as z:
+        parts: dict[str, str | bytes] = {n: z.read(n) for n in z.namelist()}
+    parts[part] = "<p:cmLst><p:cm><p:text>Check the</p:te"
+    doc = extract(write_zip(tmp_path / "broken.pptx", parts))
+    assert doc.text == "Intro\n\nBudget\n\nNotes: Say the total"
+    assert any(n.startswith(f"{part} skipped: corrupt XML") for n in doc.notes)
 
 
 # --------------------------------------------------------------------------- ODP
