@@ -169,9 +169,23 @@ def access_token(text: str) -> Optional[str]:
         vendor, token = m.lastgroup or "", m.group(0)  # the token from its "_", "-" or "A" on
         if vendor == "AWS" and not any(c in "234567" for c in token[4:]):
             continue  # capitals alone: a word (ASIAMINORANTIQUITIES); 1 key in 28 has no digit, and is missed
+        if not _random_enough(vendor, token):
+            continue
         if _entropy(token) >= _ENTROPY[vendor] and not _looks_written(token):
             return _SAID.get(vendor, vendor)
     return None
+
+
+def _random_enough(vendor: str, token: str) -> bool:
+    """A name written after `hf_` or `npm_` is no token: a camelCase identifier of 34 letters
+    (`self.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`) has a capital every word, a random one about every other letter;
+    a 36-letter npm name has no digit, a random npm token one in every ~1.7 characters. A token with fewer than 8
+    capitals and 8 small letters (hf_: 1 in ~1,250 random ones) or no digit (npm_: 1 in ~550) is missed."""
+    if vendor == "HuggingFace":  # the match is "_" and the 34 letters
+        return sum(c.isupper() for c in token) >= 8 and sum(c.islower() for c in token) >= 8
+    if vendor == "npm":
+        return any(c.isdigit() for c in token)
+    return True
 
 
 def secret_content(text: str) -> Optional[str]:

@@ -94,6 +94,8 @@ def _pypi(caveat: bytes) -> str:
     ("xoxo-and-hugs", None),
     ("hf" + "_" + _random(33, string.ascii_letters) + "7", None),  # a digit: Hugging Face's are letters alone
     ("np" + "m_" + _random(35), None),
+    ("self.hf" + "_downloadPretrainedTokenizerFromHub.strip()", None),  # an identifier: a capital every word
+    ("np" + "m_packagejsonscriptsprepublishonlyhook", None),  # a name: no digit in 36 characters
     ("py" + "pi-AgEIcHlwaS5vcmc" + _random(49), None),
     ("SG" + "." + _random(22) + "." + _random(42), None),
     ("TASK" + _random(32, "0123456789abcdef"), None),  # inside a longer word
