@@ -51,7 +51,7 @@ from .word_boxes import Line, line_words, quad_box
 if TYPE_CHECKING:  # Pillow is imported when an engine reads a page, not with this module
     from PIL.Image import Image as PilImage
 
-__all__ = ["OcrEngine", "available_engine", "ocr_unavailable_reason", "engine_name", "engine_version", "fit_pixels",
+__all__ = ["OcrEngine", "available_engine", "ocr_unavailable_reason", "no_text_read", "engine_name", "engine_version", "fit_pixels",
            "ENGINE_ENV", "MAX_PAGE_PIXELS", "MAX_THREADS", "TESSERACT_TIMEOUT_S"]
 
 ENGINE_ENV = "SEARCHAPP_OCR_ENGINE"
@@ -436,6 +436,12 @@ def _tesseract_version() -> str:
 def engine_name() -> Optional[str]:
     """The engine `available_engine()` would build, without building it (cheap: for `status`)."""
     return next((n for n in _wanted() if _installed(n)), None)
+
+
+def no_text_read(kind: Optional[str]) -> str:
+    """The reason of an entry OCR read and found no text in: an image, or a PDF of images alone (the sync that read
+    it and the Not indexed list say it alike)."""
+    return "image: OCR found no text" if kind == "image" else "image only: OCR found no text"
 
 
 def ocr_unavailable_reason() -> Optional[str]:

@@ -41,7 +41,8 @@ from ...base.types import Document
 from ...ingest.extractors import extract, reader_version
 from ...ingest.ocr import merge_ocr, ocr_document, recognised_pages
 from ...ingest.ocr.document import OcrFailed
-from ...ingest.ocr.engine import OcrEngine, available_engine, engine_name, engine_version, ocr_unavailable_reason
+from ...ingest.ocr.engine import (OcrEngine, available_engine, engine_name, engine_version, no_text_read,
+                                  ocr_unavailable_reason)
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...ingest.scan import CTIME_IS_CHANGE, ScannedFile
 from ...store import FileRow, RootRow, Store
@@ -148,17 +149,13 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
         # Read either way: with text it is added, without it stays skipped ("no text found") and waits no more
         _recount(rep, row, counted, "added" if indexed else "skipped")
         if not indexed:  # newly not indexed (it waited): counted with the problems, as status counts it, named after
-            rep.no_words.append((row.path, _no_words(row)))
+            rep.no_words.append((row.path, no_text_read(row.kind)))
         if read and cached is None:  # read by the engine now (not from the cache: a scan renamed or copied), and
             found += indexed  # not a PDF indexed from its text layer alone because OCR failed on it
             done += 1
     report(progress, "ocr", len(rows), len(rows))
     rep.notes += _read_note(done, found)
     return rep
-
-
-def _no_words(row: FileRow) -> str:
-    return "image: OCR found no text" if row.kind == "image" else "image only: OCR found no text"
 
 
 def _read_note(done: int, found: int) -> list[str]:

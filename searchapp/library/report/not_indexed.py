@@ -13,7 +13,7 @@ from typing import Optional
 
 from ...base.member_paths import split_member
 from ...ingest.extractors.svg import KIND as SVG
-from ...ingest.ocr.engine import ocr_unavailable_reason
+from ...ingest.ocr.engine import no_text_read, ocr_unavailable_reason
 from ...store import Store
 from ...store.ledger import QUIET_STATES, files_in_state, left_out_by_rule
 
@@ -57,7 +57,7 @@ def not_indexed_rows(store: Store, limit: int = MAX_LISTED, owner: Optional[str]
             if state in ("ocr_pending", PAGES_WAITING) and unavailable:
                 reason += f" ({unavailable})"
             if state == "no_text" and row.ocr == "done":  # read by OCR too: "no text found" alone read as unread
-                reason = "image: OCR found no text" if row.kind == "image" else "image only: OCR found no text"
+                reason = no_text_read(row.kind)
             elif state == "no_text" and row.kind == SVG:  # a drawing of shapes alone (an icon): an image, no words
                 reason = "image: a drawing without text"
             out.append((row.path, state, reason))
