@@ -135,3 +135,36 @@ def test_the_first_batch_is_committed_once_it_has_waited_not_only_when_full(libr
     sizes = batch_sizes(monkeypatch, Store)
     library.add_folder(folder)
     assert sizes[0] == 1 and len(sizes) == 2, sizes  # the first file alone, then the other four together
+
+
+@pytest.mark.parametrize("fast_batches, wanted", [
+    (99, [2, 4, 8, 8, 8, 3]),  # filled at once: each batch twice the last, up to MAX_BATCH_CHUNKS (8 here)
+    (0, [2] * 16 + [1]),  # a second a file: the sync's own size, batch after batch
+    (3, [2, 4, 8, 3, 3] + [2] * 6 + [1]),  # slow after three: a grown batch goes after 2 s, halved back
+])
+def test_batches_grow_while_they_fill_fast(library, tmp_path, monkeypatch, fast_batches, wanted):
+    """10,000 small files were 157 transactions, each paying FTS5's and the WAL's fixed part: a batch that filled by
+    count within FAST_FILL_S lets the next hold twice as many; slow files keep small batches (words seen soon)."""
+    from types import SimpleNamespace
+
+    from searchapp.library.sync import batches
+    from searchapp.store import Store
+
+    clock = [0.0]
+
+    def monotonic() -> float:  # the batcher's clock: still while `fast_batches` are written, then a second a look
+        clock[0] += 0.0 if len(sizes) < fast_batches else batches.FAST_FILL_S
+        return clock[0]
+
+    monkeypatch.setattr(sync_module, "BATCH_CHUNKS", 2)
+    monkeypatch.setattr(batches, "FIRST_BATCH_S", float("inf"))
+    monkeypatch.setattr(batches, "MAX_BATCH_CHUNKS", 8)
+    monkeypatch.setattr(batches, "time", SimpleNamespace(monotonic=monotonic))
+    docs = tmp_path / "many"
+    docs.mkdir()
+    for i in range(33):
+        (docs / f"n{i:02}.txt").write_text(f"note {i} on voles and otters", encoding="utf-8")
+    sizes = batch_sizes(monkeypatch, Store)
+    rep = library.add_folder(docs, embed=False)
+    assert rep.added == 33 and sizes == wanted, sizes
+    assert len(library.search("voles", mode="lexical", k=50).hits) == 33
