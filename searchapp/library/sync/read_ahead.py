@@ -274,14 +274,25 @@ class ReadAhead:
                 return None
             self._done = (lo, hi, results)
             self.stats["worker"] += hi - lo
-            self._submit()
+            if self.cancel is None or not self.cancel.cancelled:  # after a stop only what is in hand is written
+                self._submit()
         out = results[i - lo]
         return out if isinstance(out, Read) else None
 
     def ready(self, i: int) -> bool:
-        """Never: what the worker read ahead was not told as read (the progress counts the files the sync writes), so
-        a stop drops it and stops at once, as the person asked; the next sync reads it again. ReadInGroups's differ."""
-        return False
+        """Whether the i-th file's Read is in hand: read here, or in a group the worker has handed back or finished.
+        A stop keeps it (words_pass.py: the loop writes the files in hand up to the first that is not), as
+        ReadInGroups's: 1,000 PDFs stopped dropped up to two groups the worker had read (64 files each, a minute or
+        more of reading) and the next sync read them again. What the worker is still reading is not waited for."""
+        if i in self._own:
+            return self._own[i] is not None
+        lo, hi, results = self._done
+        if lo <= i < hi:
+            return isinstance(results[i - lo], Read)
+        if not self._queue or not self._queue[0][0] <= i < self._queue[0][1] or not self._queue[0][2].done():
+            return False
+        first, _, fut = self._queue[0]
+        return fut.exception() is None and isinstance(fut.result()[0][i - first], Read)
 
     def _worker_died(self) -> bool:
         """Whether the worker process has ended though its pool did not say so: killed while it sent a result, it

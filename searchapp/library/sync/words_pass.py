@@ -252,6 +252,7 @@ class _Sync:
                     # counted again by store_failed. A container's members are counted, and stored, as they go.
                     # Its bytes, when read: the same file renamed, failing the same way, is then one move.
                     self.problem(old, path, "failed", reason, f, sha=self.sha_read)
+            self.batcher.check_cancel()  # a stop whose files in hand were the last ones: still a stop
             self.batcher.flush()
             self.write_kept()
         except Cancelled:
