@@ -173,3 +173,44 @@ def make_msg(subject: str, body: str = "", sender: str = "", to: str = "", html:
         streams[f"{storage}/__substg1.0_3707001F"] = u("Forwarded item.msg")
         streams[f"{storage}/__substg1.0_3701000D/__substg1.0_0037001F"] = u("inner")
     return cfb(streams)
+
+
+def ole10_native(label: str, data: bytes) -> bytes:
+    """An `\\x01Ole10Native` stream of Windows' Packager holding `data` as the file `label`: its names in cp1252
+    ("?" for what it lacks), then again in UTF-16 after the file's bytes, as Windows since Vista writes them."""
+    name = label.encode("cp1252", "replace")
+    temp = b"C:\\Temp\\" + name + b"\0"
+    body = (b"\x02\x00" + name + b"\0" + b"C:\\Users\\ann\\" + name + b"\0" + b"\0\0\x03\x00"
+            + struct.pack("<I", len(temp)) + temp + struct.pack("<I", len(data)) + data)
+    for text in ("C:\\Temp\\" + label, label, "C:\\Users\\ann\\" + label):
+        body += struct.pack("<I", len(text)) + text.encode("utf-16-le")
+    return struct.pack("<I", len(body)) + body
+
+
+def compobj(prog_id: str) -> bytes:
+    """An object's `\\x01CompObj` stream naming its class (MS-OLEDS 2.3.8)."""
+    def ansi(text: str) -> bytes:
+        return struct.pack("<I", len(text) + 1) + text.encode("cp1252") + b"\0"
+    header = b"\x01\x00\xfe\xff\x03\x0a\x00\x00\xff\xff\xff\xff" + b"\0" * 16
+    return header + ansi(prog_id) + struct.pack("<I", 0) + ansi(prog_id)
+
+
+def ppt_object(object_cfb: bytes, compressed: bool = True) -> bytes:
+    """An ExOleObjStg record holding an embedded object's compound file, zlib-compressed (instance 1) or not."""
+    import zlib
+
+    if compressed:
+        return record(0x1011, struct.pack("<I", len(object_cfb)) + zlib.compress(object_cfb), instance=1)
+    return record(0x1011, object_cfb)
+
+
+def rtf_object(prog_id: str, native: bytes, linked: bool = False) -> bytes:
+    """An RTF `{\\object …}` group holding an OLE 1.0 object of class `prog_id` whose data is `native` (a Packager's:
+    an Ole10Native stream without its size; any other embedded object's: its compound file), written in hex."""
+    cls = prog_id.encode() + b"\0"
+    ole1 = struct.pack("<III", 0x0501, 1 if linked else 2, len(cls)) + cls
+    ole1 += struct.pack("<II", 0, 0) + struct.pack("<I", len(native)) + native if not linked else b""
+    hexed = ole1.hex().encode()
+    lines = b"\r\n".join(hexed[i:i + 128] for i in range(0, len(hexed), 128))  # Word breaks it in lines
+    return (b"{\\object\\objemb{\\*\\objclass " + prog_id.encode() + b"}{\\*\\objdata " + lines
+            + b"}{\\result {\\pict\\wmetafile8 0100}}}")

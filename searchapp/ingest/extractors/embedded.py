@@ -1,15 +1,15 @@
 """Files embedded in documents, read as the document's members (members.py): a PDF's attached files (the
-/EmbeddedFiles name tree of a portfolio or an invoice's XML, and file-attachment annotations) and an Office Open XML
-file's embedded parts (`word/embeddings/*`, `ppt/embeddings/*`, `xl/embeddings/*`).
+/EmbeddedFiles name tree of a portfolio or an invoice's XML, and file-attachment annotations), an Office Open XML
+file's embedded parts (`word/embeddings/*`, `ppt/embeddings/*`, `xl/embeddings/*`), the OLE objects of a Word,
+Excel or PowerPoint 97-2003 file (ole_embedded.py) and of an RTF file (rtf_objects.py).
 
 The document's own text stays its own entry, read by its reader; each embedded file is a member read by the reader
 of its type ("report.pdf › data.csv", "deck.pptx › embeddings/oleObject1.pdf"). Nothing embedded is run or fetched:
 bytes are copied out of the document, within the archive caps (members.py's budget: bytes per member and per
 container, members per container, nesting depth). An Office embedding wrapped in an OLE object (`oleObject1.bin`,
-a compound file) is opened with the compound-file reader the legacy Office readers use (ole.py): an Acrobat
-document's `CONTENTS` stream, an OLE package's file (`\\x01Ole10Native`, named by its own file name), or a Word,
-Excel or PowerPoint 97-2003 file that is the object itself. Any other object (an equation, a chart's OLE data) is
-named, with the reason, and not read.
+a compound file) is opened with the compound-file reader the legacy Office readers use (ole.py) for the file it
+holds (ole_objects.py). An Office suffix is read by what the file is (ole.sniff's first bytes), as its reader
+reads it: a .doc that is an RTF file by its RTF objects, a .doc saved as a .docx by its embedded parts.
 """
 
 from __future__ import annotations
@@ -17,19 +17,22 @@ from __future__ import annotations
 import io
 import os
 import re
-import struct
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator
 
-from ...base.errors import ExtractionError, SearchAppError, UnsupportedFileError
+from ...base.errors import Cancelled, ExtractionError, SearchAppError, UnsupportedFileError
 from ...base.safe_open import open_regular
+from .ole_encrypted import OLE_MAGIC
+from .ole_objects import Found, basename, object_file, unknown
 from .ziputil import SafeZip, bomb_reason
 
 __all__ = ["DOCUMENT_SUFFIXES", "holds_files", "embedded_files"]
 
 _PDF = frozenset({".pdf"})
 _OOXML = frozenset({".docx", ".docm", ".dotx", ".xlsx", ".xlsm", ".pptx", ".pptm", ".ppsx"})
-DOCUMENT_SUFFIXES = _PDF | _OOXML
+# word97, xls97, ppt97 and rtf's suffixes (not imported: members.py imports this module, and xlrd with them)
+_LEGACY = frozenset({".doc", ".dot", ".xls", ".xlt", ".ppt", ".pps", ".pot", ".rtf"})
+DOCUMENT_SUFFIXES = _PDF | _OOXML | _LEGACY
 # The words that say a PDF holds a file: an embedded file stream's /Type or its /Params (Acrobat writes no /Type;
 # streams are never inside object streams, so their dictionaries are in the file's bytes as written), the catalog's
 # name tree, an annotation's subtype. Of the newcomer's 125 PDFs, 19 match, 15 of them holding files.
@@ -44,12 +47,10 @@ MAX_ANNOTS_LOOKED = 100_000
 _EMBEDDINGS = re.compile(r"^[^/]+/embeddings/[^/]+$")
 # An attached file's names in a filespec, each with the /EF key of its own stream (PDF 32000 7.11.3).
 _EF_KEYS = ("/UF", "/F", "/DOS", "/Mac", "/Unix")
-_OLE_DOCUMENTS = (("WordDocument", ".doc"), ("Workbook", ".xls"), ("Book", ".xls"), ("PowerPoint Document", ".ppt"))
-_OOXML_MAIN = (("word/document.xml", ".docx"), ("xl/workbook.xml", ".xlsx"), ("ppt/presentation.xml", ".pptx"))
+_UNREAD = "not read (another member was asked for)"
 
 Take = Callable[[int], str]  # members.py's budget: "" when n more bytes may be read, else why not
 Want = Callable[[str], bool]  # is this member's body wanted (members.py's `only`)
-Found = tuple[str, Optional[bytes], str]  # (name, its bytes or None, why it is not read)
 
 
 def _suffix(name: str) -> str:
@@ -57,28 +58,54 @@ def _suffix(name: str) -> str:
 
 
 def holds_files(src: Path | bytes, name: str = "") -> bool:
-    """Whether a PDF or an Office Open XML file holds embedded files, told cheaply (a PDF's bytes scanned for the
-    words that say so, a zip's directory looked at): a document holding none is read by its reader alone, and the
-    sync's read-ahead worker may read it. `name`: the document's name when `src` is its bytes."""
+    """Whether a document holds embedded files, told cheaply (a PDF's or an RTF's bytes scanned for the words that
+    say so, a zip's directory or a compound file's looked at, a .ppt's top-level records): a document holding none
+    is read by its reader alone, and the sync's read-ahead worker may read it. `name`: the document's name when
+    `src` is its bytes."""
     suffix = _suffix(name or ("" if isinstance(src, bytes) else os.fspath(src)))
     try:
         if suffix in _PDF:
-            return _pdf_marked(src)
-        if suffix in _OOXML:
+            return _marked(src, _PDF_MARKS)
+        if suffix not in _OOXML and suffix not in _LEGACY:
+            return False
+        kind = _office_kind(src)
+        if kind == "zip":
             with SafeZip(src, archive=True) as z:
                 return any(_EMBEDDINGS.match(n) for n in z.names)
+        if kind == "ole":
+            from .ole import OleFile
+            from .ole_embedded import compound_holds
+
+            with OleFile(src) as ole:
+                return compound_holds(ole)
+        if kind == "rtf":
+            from .rtf_objects import OBJDATA
+
+            return _marked(src, OBJDATA)
     except (OSError, ExtractionError, UnsupportedFileError):
         return False  # its reader says what is wrong with it
     return False
 
 
-def _pdf_marked(src: Path | bytes) -> bool:
+def _office_kind(src: Path | bytes) -> str:
+    """"ole", "zip", "rtf" or "" by an Office file's first bytes (ole.sniff's words)."""
     if isinstance(src, bytes):
-        return _PDF_MARKS.search(src) is not None
+        head = src[:8]
+    else:
+        with open_regular(src) as fh:
+            head = fh.read(8)
+    if head.startswith(OLE_MAGIC):
+        return "ole"
+    return "zip" if head.startswith(b"PK\x03\x04") else "rtf" if head.startswith(b"{\\rtf") else ""
+
+
+def _marked(src: Path | bytes, marks: re.Pattern[bytes]) -> bool:
+    if isinstance(src, bytes):
+        return marks.search(src) is not None
     with open_regular(src) as fh:
         tail = b""
         while chunk := fh.read(_SCAN_CHUNK):
-            if _PDF_MARKS.search(tail + chunk):
+            if marks.search(tail + chunk):
                 return True
             tail = chunk[-32:]  # a word cut between two chunks
     return False
@@ -89,10 +116,32 @@ def embedded_files(src: Path | bytes, suffix: str, max_member: int, take: Take, 
     document itself cannot be opened (its own entry says so)."""
     if suffix in _PDF:
         yield from _pdf_files(src, max_member, take, want)
-    elif suffix in _OOXML:
+        return
+    kind = _office_kind(src) if suffix in _OOXML or suffix in _LEGACY else ""
+    if kind == "zip":
         yield from _ooxml_files(src, max_member, take, want)
+    elif kind in ("ole", "rtf"):
+        yield from _objects(src, kind, max_member, take, want)
     else:
         raise UnsupportedFileError(f'no embedded files read from "{suffix}"')
+
+
+def _objects(src: Path | bytes, kind: str, max_member: int, take: Take, want: Want) -> Iterator[Found]:
+    """The files of a Word, Excel or PowerPoint 97-2003 file's OLE objects, or an RTF file's."""
+    from .ole_embedded import compound_objects
+    from .rtf_objects import rtf_objects
+
+    objects = compound_objects if kind == "ole" else rtf_objects
+    try:
+        for name, data, why in objects(src, max_member, take):
+            # an object's file is named once it is opened: its bytes are let go here when another is asked for
+            yield (name, None, _UNREAD) if data is not None and not want(name) else (name, data, why)
+    except (MemoryError, RecursionError, Cancelled):
+        raise
+    except Exception as exc:  # a damaged object pool or record: the document's own text is still good (its own
+        # entry, read by its reader), and the files found so far are kept
+        why = str(exc) if isinstance(exc, ExtractionError) else f"broken structure ({type(exc).__name__})"
+        yield "", None, f"the rest of its embedded objects not read: {why}"[:300]
 
 
 def _pdf_files(src: Path | bytes, max_member: int, take: Take, want: Want) -> Iterator[Found]:
@@ -177,13 +226,8 @@ def _filespec_files(spec: Any, key: str, seen: set[int], max_member: int, take: 
         if ident in seen:
             continue
         seen.add(ident)
-        name = _basename(str(_resolved(spec.get(ef_key)) or _resolved(spec.get("/UF")) or key or "attachment"))
+        name = basename(str(_resolved(spec.get(ef_key)) or _resolved(spec.get("/UF")) or key or "attachment"))
         yield _pdf_stream(name, _resolved(ref), max_member, take, want)
-
-
-def _basename(name: str) -> str:
-    """An attached file's own name: a filespec may hold the path it was attached from ("C:\\Users\\…\\a.xml")."""
-    return re.split(r"[\\/:]", name.strip())[-1] or "attachment"
 
 
 def _pdf_stream(name: str, stream: Any, max_member: int, take: Take, want: Want) -> Found:
@@ -192,7 +236,7 @@ def _pdf_stream(name: str, stream: Any, max_member: int, take: Take, want: Want)
     if isinstance(declared, int) and declared > max_member:  # said too large: never decompressed
         return name, None, take(declared)
     if not want(name):
-        return name, None, take(0) or "not read (another member was asked for)"
+        return name, None, take(0) or _UNREAD
     try:
         data = stream.get_data()  # pypdf's decompression limits apply (a bomb fails this file alone)
     except Exception as exc:
@@ -212,7 +256,7 @@ def _ooxml_files(src: Path | bytes, max_member: int, take: Take, want: Want) -> 
                 yield name, None, why
                 continue
             if _suffix(name) != ".bin" and not want(name):  # an object's file is named once it is opened: read
-                yield name, None, "not read (another member was asked for)"
+                yield name, None, _UNREAD
                 continue
             try:
                 data = z.read(info.filename)
@@ -226,55 +270,11 @@ def _ole_object(name: str, data: bytes, max_member: int) -> Found:
     """The file an OLE object part holds, named `embeddings/oleObject1.pdf` by what it is, or an OLE package's
     file by its own name (`embeddings/oleObject1/notes.txt`)."""
     from .ole import OleFile
-    from .ole_encrypted import OLE_MAGIC
 
-    stem = name[: -len(".bin")]
     if not data.startswith(OLE_MAGIC):
-        return name, None, "embedded object of an unknown kind: not read"
+        return name, None, unknown()
     try:
         with OleFile(data) as ole:
-            for stream, suffix in _OLE_DOCUMENTS:
-                if ole.exists(stream):  # the object is itself a Word, Excel or PowerPoint 97-2003 file
-                    return stem + suffix, data, ""
-            if ole.exists("CONTENTS"):
-                inner = ole.stream("CONTENTS", max_member)
-                if inner.startswith(b"%PDF"):
-                    return stem + ".pdf", inner, ""
-            if ole.exists("Package"):
-                return _package(stem, ole.stream("Package", max_member))
-            if ole.exists("\x01Ole10Native"):
-                return _ole10_native(stem, ole.stream("\x01Ole10Native", max_member))
+            return object_file(name, name[: -len(".bin")], ole, "", data, max_member)
     except (ExtractionError, UnsupportedFileError) as exc:
         return name, None, str(exc)
-    return name, None, "embedded object of an unknown kind: not read"
-
-
-def _package(stem: str, data: bytes) -> Found:
-    """An Office Open XML file embedded as an object: its main part says which."""
-    try:
-        with SafeZip(data, archive=True) as z:
-            for part, suffix in _OOXML_MAIN:
-                if part in z.names:
-                    return stem + suffix, data, ""
-    except (ExtractionError, UnsupportedFileError) as exc:
-        return stem + ".bin", None, str(exc)
-    return stem + ".bin", None, "embedded package of an unknown kind: not read"
-
-
-def _ole10_native(stem: str, data: bytes) -> Found:
-    """An OLE package (Windows' Packager: any file dropped into a document): size, flags, its label, the path it
-    came from, two flags, the temporary path it was copied to, then the file's size and bytes."""
-    try:
-        p = 6
-        label_end = data.index(b"\0", p)
-        label = data[p:label_end].decode("cp1252", "replace")
-        p = data.index(b"\0", label_end + 1) + 1 + 4
-        (command_len,) = struct.unpack_from("<I", data, p)
-        p += 4 + command_len
-        (size,) = struct.unpack_from("<I", data, p)
-        p += 4
-    except (ValueError, struct.error):
-        return stem + ".bin", None, "embedded package could not be read"
-    if size > len(data) - p:
-        return stem + ".bin", None, "embedded package is cut short"
-    return f"{stem}/{_basename(label)}", data[p: p + size], ""

@@ -1,5 +1,5 @@
-"""Members of containers: zip and tar entries, mbox messages, mail attachments, files embedded in a PDF or an Office
-Open XML document (embedded.py) — each indexed as its own entry.
+"""Members of containers: zip and tar entries, mbox messages, mail attachments, files embedded in a PDF, an Office
+Open XML, Word, Excel or PowerPoint 97-2003 or RTF document (embedded.py) — each indexed as its own entry.
 
 How a member is named (its key, `archive.zip//folder/file.pdf`, shown as `archive.zip › folder/file.pdf`): see
 base/member_paths.py. Member names are made plain here: `..`, absolute names, empty parts and control

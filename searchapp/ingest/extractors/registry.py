@@ -126,17 +126,20 @@ _READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
     "text": 3, "json": 3, "notebook": 5, "svg": 5,
     # 4 (above text's 3, which read it before): Word's and Excel's 2003 XML by their readers (office_xml.py); 2:
     # Excel's XML named .xls (was HTML), Word's XML named .doc without an XML declaration (was text)
-    "xml": 4, "xls": 2,
+    "xml": 4,
     # 2: a PDF's notes (pdf_notes) and, when it has no text at all, its metadata title; an xlsx sheet's headers,
     # footers and text boxes; an RTF's headers and footers (doc 3: an RTF file named .doc is read by it). A .docx's
     # imported RTF part (altChunk) and an .xls that is an xlsx inside are read by them too, but are rare enough
-    # that their readers' numbers stay: every .docx and .xls of a library would be read again for them.
-    "rtf": 2, "doc": 3,
+    # that their readers' numbers stay: every .docx and .xls of a library would be read again for them. (xls 2,
+    # rtf 2, doc 3: raised again below)
     # pdf, xlsx 3, docx, pptx 2 (decision 0189): a PDF's attached files and an Office Open XML file's embedded files
     # are read as its members. The document's own entry is the same; the numbers rise so that a library reads its
     # documents once more and finds the files they hold (pdf and xlsx 2 came in the same release: no more reading;
     # pptx 2 also reads a slide's comments, same release)
     "pdf": 3, "xlsx": 3, "docx": 2, "pptx": 2,
+    # doc 4, xls 3, ppt 2, rtf 3 (decision 0189, amended): the embedded OLE objects of a Word, Excel or PowerPoint
+    # 97-2003 file and of an RTF file are read as its members, so each such file is read once more
+    "doc": 4, "xls": 3, "ppt": 2, "rtf": 3,
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)

@@ -3,7 +3,9 @@ document, by the member machinery of archives and mail (decision 0189)."""
 
 from __future__ import annotations
 
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -60,6 +62,7 @@ def documents(tmp_path):
         z.writestr("ppt/embeddings/oleObject2.bin", cfb({"Equation Native": b"\0" * 16}))
         z.writestr("ppt/embeddings/Sheet1.csv", b"walrus,tusk\n")
     write_pdf(d / "plain.pdf", ["A plain page about marzipan."])
+    _legacy(tmp_path, ".doc", "quokka").rename(d / "letter.doc")  # a Word 97-2003 file's OLE objects
     for i in range(8):  # enough files that the sync reads them in groups (read_groups.MIN_GROUPED)
         (d / f"note{i}.txt").write_text(f"Note number {i} about the garden.\n", encoding="utf-8")
     return d
@@ -82,10 +85,15 @@ def test_a_documents_embedded_files_are_its_members(tiny_library, documents, mon
     assert _top(tiny_library, "lighthouse") == deck
     assert _top(tiny_library, "axolotl report") == deck + MEMBER_SEP + "embeddings/oleObject1.pdf"  # OLE-wrapped
     assert _top(tiny_library, "walrus tusk") == deck + MEMBER_SEP + "embeddings/Sheet1.csv"
+    letter = str(documents / "letter.doc")
+    assert _top(tiny_library, "cover letter") == letter
+    assert _top(tiny_library, "quokka census") == letter + MEMBER_SEP + "ObjectPool/_1/census-北極.txt"  # a package's
+    assert _top(tiny_library, "quokka sanctuary") == letter + MEMBER_SEP + "ObjectPool/_3.doc"  # a storage's
     e = tiny_library.explain(pdf + MEMBER_SEP + "id_rsa")  # refused by its name, as in a zip
     assert (e["state"], e["reason"]) == ("excluded", "secret: its name matches 'id_rsa' ([scan] secret_files)")
     problems = dict(rep.problems)
     assert "unknown kind" in problems[deck + MEMBER_SEP + "embeddings/oleObject2.bin"]
+    assert "unknown kind (Equation.3)" in problems[letter + MEMBER_SEP + "ObjectPool/_4"]
     assert not any(p.startswith(str(documents / "plain.pdf") + MEMBER_SEP) for p in problems)
 
 
@@ -151,3 +159,127 @@ def test_a_hostile_attachment_tree_is_walked_once_and_never_fails_its_pdf(tmp_pa
     else:
         assert len(got) == 1 and got[0][0] == "…" and "broken structure (TypeError)" in got[0][1], got
     assert "Harbour tides" in extract_pdf(pdf, 2**20).text
+
+
+def _word(text: str) -> dict[str, bytes]:
+    from legacy_office_files import word_stream
+
+    word, table = word_stream([(text, True)])
+    return {"WordDocument": word, "1Table": table}
+
+
+def _objects(tmp_path: Path, animal: str) -> dict[str, dict[str, bytes]]:
+    """Four embedded objects, each its streams: a packaged text file, an Acrobat document, a Word 97 document (each
+    about `animal`) and an equation (no file: named, not read)."""
+    from legacy_office_files import compobj, ole10_native
+
+    census = f"The {animal} census of the fjord.\n".encode()
+    return {"1": {"\x01CompObj": compobj("Package"), "\x01Ole10Native": ole10_native("census-北極.txt", census)},
+            "2": {"\x01CompObj": compobj("AcroExch.Document.11"), "CONTENTS": _pdf_bytes(tmp_path, f"{animal} ledger")},
+            "3": {"\x01CompObj": compobj("Word.Document.8"), **_word(f"Minutes about the {animal} sanctuary.")},
+            "4": {"\x01CompObj": compobj("Equation.3"), "Equation Native": b"\0" * 16}}
+
+
+def _legacy(tmp_path: Path, kind: str, animal: str = "narwhal") -> Path:
+    """A .doc (ObjectPool storages), .xls (MBD storages), .ppt (ExOleObjStg records) or .rtf (objdata groups) holding
+    the four objects of _objects."""
+    from legacy_office_files import ppt_object, ppt_stream, rtf_object, workbook_stream
+
+    objects = _objects(tmp_path, animal)
+    if kind == ".doc":
+        streams = {**_word("The cover letter."),
+                   **{f"ObjectPool/_{k}/{s}": v for k, obj in objects.items() for s, v in obj.items()}}
+    elif kind == ".xls":
+        streams = {"Workbook": workbook_stream({"Sheet1": [["cover cell"]]}).ljust(4096, b"\0"),
+                   **{f"MBD0000000{k}/{s}": v for k, obj in objects.items() for s, v in obj.items()}}
+    elif kind == ".ppt":
+        records = b"".join(ppt_object(cfb(obj), compressed=k != "2") for k, obj in objects.items())
+        streams = {"PowerPoint Document": ppt_stream(["The cover slide."], extra=records), "Current User": b"\0" * 20}
+    else:
+        package = objects["1"]["\x01Ole10Native"][4:]  # OLE 1.0 holds the stream's body, without its size
+        groups = [rtf_object("Package", package), rtf_object("AcroExch.Document.11", cfb(objects["2"])),
+                  rtf_object("Word.Document.8", cfb(objects["3"])), rtf_object("Equation.3", cfb(objects["4"]))]
+        path = tmp_path / "cover.rtf"
+        path.write_bytes(b"{\\rtf1\\ansi The cover letter.\\par " + b"".join(groups) + b"}")
+        return path
+    path = tmp_path / f"cover{kind}"
+    path.write_bytes(cfb(streams))
+    return path
+
+
+_STEMS = {".doc": "ObjectPool/_", ".xls": "MBD0000000", ".ppt": "oleObject", ".rtf": "oleObject"}
+
+
+@pytest.mark.parametrize("kind", [".doc", ".xls", ".ppt", ".rtf"])
+def test_a_legacy_documents_ole_objects_are_its_members(tmp_path, kind):
+    """Word, Excel, PowerPoint 97-2003 and RTF: a packaged file by its own name, an Acrobat document's PDF, an embedded
+    Word document (in a .doc or .xls a storage, written out as a compound file of its own) each read by its reader;
+    an equation named with its class, not read. The document's own text stays its reader's."""
+    from searchapp.ingest.extractors import extract
+    from searchapp.ingest.extractors.embedded import holds_files
+
+    doc = _legacy(tmp_path, kind)
+    assert holds_files(doc) and "cover" in extract(doc, 2**20).text
+    got = {m.name: m for m in iter_members(doc, 2**20)}
+    stem = _STEMS[kind]
+    assert list(got) == [f"{stem}1/census-北極.txt", f"{stem}2.pdf", f"{stem}3.doc", f"{stem}4"], list(got)
+    assert got[f"{stem}1/census-北極.txt"].data == b"The narwhal census of the fjord.\n"
+    assert got[f"{stem}4"].data is None and got[f"{stem}4"].reason == (
+        "embedded object of an unknown kind (Equation.3): not read")
+    for name, word in ((f"{stem}2.pdf", "narwhal ledger"), (f"{stem}3.doc", "narwhal sanctuary")):
+        copy = tmp_path / ("member" + name[-4:])
+        copy.write_bytes(got[name].data or b"")
+        assert word in extract(copy, 2**20).text
+    plain = tmp_path / f"plain{kind}"
+    plain.write_bytes(b"{\\rtf1 plain}" if kind == ".rtf" else cfb({"WordDocument": b"\0" * 64}))
+    assert not holds_files(plain)
+
+
+@pytest.mark.parametrize("damage", ["corrupt zlib", "said too large", "inflates past its size", "not hex",
+                                    "hex too large", "storage too large", "linked", "broken walk"])
+def test_a_bad_embedded_object_is_a_note_beside_the_others(tmp_path, monkeypatch, damage):
+    """One object that cannot be read (a damaged record, one over the caps, hex that is not, a linked file, a walk
+    that breaks) is a member skipped with its reason, never inflated past the cap; the others are read."""
+    from legacy_office_files import ole10_native, ppt_object, ppt_stream, record, rtf_object
+
+    good = {"\x01Ole10Native": ole10_native("kept.txt", b"kept\n")}
+    kind = (".ppt" if damage in ("corrupt zlib", "said too large", "inflates past its size")
+            else ".doc" if "storage" in damage else ".rtf")
+    if damage == "corrupt zlib":
+        bad = record(0x1011, struct.pack("<I", 100) + b"\x78\x9c not zlib", instance=1)
+    elif damage == "said too large":  # 4 GB said, a small zlib bomb in fact: never inflated
+        bad = record(0x1011, struct.pack("<I", 0xFFFFFFFF) + zlib.compress(b"\0" * 2**20), instance=1)
+    elif damage == "inflates past its size":  # a Word document, then 1 MB of zeros its size does not count: cut
+        word = cfb(_word("Cover letter."))
+        bad = record(0x1011, struct.pack("<I", len(word)) + zlib.compress(word + b"\0" * 2**20), instance=1)
+    if kind == ".ppt":
+        stream = ppt_stream(["Cover slide."], extra=bad + ppt_object(cfb(good)))
+        data = cfb({"PowerPoint Document": stream, "Current User": b"\0" * 20})
+    elif kind == ".doc":
+        data = cfb({**_word("Cover letter."), "ObjectPool/_1/Package": b"\0" * 70_000,
+                    **{f"ObjectPool/_2/{s}": v for s, v in good.items()}})
+    else:
+        bad_group = {"not hex": b"{\\object{\\*\\objdata 0105\\bin4 abcd}}",
+                     "hex too large": rtf_object("Package", b"\0" * 40_000),
+                     "linked": rtf_object("Word.Document.8", b"", linked=True),
+                     "broken walk": b""}[damage]
+        data = b"{\\rtf1 Cover letter. " + bad_group + rtf_object("Package", good["\x01Ole10Native"][4:]) + b"}"
+    doc = tmp_path / f"cover{kind}"
+    doc.write_bytes(data)
+    if damage == "broken walk":  # an object whose reading breaks unforeseen: a note, the files before it kept
+        from searchapp.ingest.extractors import rtf_objects
+
+        monkeypatch.setattr(rtf_objects, "ole10_native", lambda *a: (_ for _ in ()).throw(IndexError("x")))
+    # an RTF object's hex is twice its bytes, and the RTF within the file cap: the container's budget is what it meets
+    caps = {"max_total": 30_000} if damage == "hex too large" else {}
+    got = [(m.name, m.data, m.reason) for m in iter_members(doc, 50_000 if not caps else 200_000, **caps)]
+    if damage == "inflates past its size":
+        assert got[0] == ("oleObject1.doc", word, "") and got[1][1] == b"kept\n", got
+        return
+    if damage == "broken walk":
+        assert got == [("…", None, "the rest of its embedded objects not read: broken structure (IndexError)")]
+        return
+    why = {"corrupt zlib": "could not be decompressed", "said too large": "too large", "not hex": "not hex",
+           "hex too large": "budget", "storage too large": "too large", "linked": "not read"}[damage]
+    assert len(got) == 2 and got[0][1] is None and why in got[0][2], got
+    assert got[1][0].endswith("/kept.txt") and got[1][1] == b"kept\n", got

@@ -329,3 +329,44 @@ def test_a_damaged_message_fails_with_a_reason(tmp_path):
     msg = make_msg("Cut", "A body long enough to be cut. " * 300)
     with pytest.raises(ExtractionError, match="^corrupt OLE file"):
         extract(put(tmp_path, "cut.msg", msg[:len(msg) // 2]))
+
+
+def test_a_written_out_storage_reads_back_and_its_trees_are_red_black(tmp_path):
+    """ole_writer (a Word document embedded in a .doc is a storage, written out as a file of its own): every stream
+    reads back, small ones from the mini stream and large ones from sectors, and each storage's children form a
+    search tree in the format's name order that is a valid red-black tree (strict readers check it)."""
+    import olefile
+
+    from searchapp.ingest.extractors.ole import OleFile
+    from searchapp.ingest.extractors.ole_writer import storage_file
+
+    inner = {f"s{i:02}": bytes([i]) * (i * 397 % 9000) for i in range(40)} | {"Pool/_7/CONTENTS": b"%PDF" * 2000}
+    pool = {f"ObjectPool/_1/{k}": v for k, v in inner.items()}
+    outer = put(tmp_path, "outer.doc", cfb({"WordDocument": b"\0" * 64, **pool}))
+    with OleFile(outer) as ole:
+        data = storage_file(ole, "ObjectPool/_1", 2**20)
+    ole = olefile.OleFileIO(data, raise_defects=olefile.DEFECT_INCORRECT)
+    assert {"/".join(e): ole.openstream(e).read() for e in ole.listdir()} == inner
+    entries = ole.direntries
+
+    red, black = 0, 1  # a directory entry's colour (MS-CFB 2.6.1)
+
+    def check(sid: int) -> tuple[list[str], int]:  # (names in order, black entries on every path)
+        if sid == olefile.NOSTREAM:
+            return [], 1
+        e = entries[sid]
+        left, black_left = check(e.sid_left)
+        right, black_right = check(e.sid_right)
+        assert black_left == black_right, e.name
+        if e.color == red:
+            assert e.sid_left == e.sid_right == olefile.NOSTREAM or all(
+                entries[k].color == black for k in (e.sid_left, e.sid_right) if k != olefile.NOSTREAM)
+        return left + [e.name] + right, black_left + (e.color == black)
+
+    for storage in (entries[0], *(e for e in entries if e is not None and e.entry_type == olefile.STGTY_STORAGE)):
+        names, _ = check(storage.sid_child)
+        assert entries[storage.sid_child].color == black
+        assert names == sorted(names, key=lambda n: (len(n), n.upper())) and len(names) == len(storage.kids)
+    with pytest.raises(ExtractionError, match="larger than"):
+        with OleFile(outer) as again:
+            storage_file(again, "ObjectPool/_1", 2**16)
