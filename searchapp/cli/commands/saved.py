@@ -95,7 +95,11 @@ def cmd_saved_add(args: argparse.Namespace, config: Config, progress: TerminalPr
     with _library(config, create=False) as lib:
         res = _saved(lib).add(args.name, args.query, mode=args.mode, k=args.k, literal=args.literal,
                               replace=args.replace)
-    print(f"saved {printable(args.name.strip())}: {counted(len(res.hits), 'file')} now; new ones are counted from here")
+    from ...library.query.saved import counted_hits
+
+    # the number `saved list` says: weak matches (the nearest there is) are not counted (a newcomer read 10, then 4)
+    print(f"saved {printable(args.name.strip())}: {counted(len(counted_hits(res.hits)), 'file')} now; "
+          "new ones are counted from here")
     return 0
 
 

@@ -197,5 +197,8 @@ def merge_ocr(doc: Document, ocr: Document) -> Document:
     old = {p.page: doc.text[p.start:p.own_end].strip() for p in doc.pages}
     over = {p.page: doc.text[p.own_end:p.end].strip() for p in doc.pages if p.layer_end is not None}
     texts = [(n, by_page[n] if by_page.get(n) else old.get(n, "")) for n in sorted(numbers)]
-    merged = _document(texts, tuple(doc.notes) + tuple(n for n in ocr.notes if n not in doc.notes), over)
+    # "text recognised by OCR" only where OCR gave text: a PDF whose one text was its sticky note said so (a newcomer)
+    read = any(t.strip() for t in by_page.values())
+    notes = tuple(n for n in ocr.notes if n not in doc.notes and (read or n != OCR_NOTE))
+    merged = _document(texts, tuple(doc.notes) + notes, over)
     return Document(merged.text, merged.pages, kind=doc.kind, notes=merged.notes, title=doc.title)

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ...base.types import Hit
     from .filters import SearchFilters
 
-__all__ = ["SearchHistory", "SavedSearches", "SavedSearch", "SearchingLibrary", "SearchAnswer", "SearchOptions", "SEARCHES_DB", "SearchesError", "check_name"]
+__all__ = ["SearchHistory", "SavedSearches", "SavedSearch", "SearchingLibrary", "SearchAnswer", "SearchOptions", "SEARCHES_DB", "SearchesError", "check_name", "counted_hits"]
 
 log = logging.getLogger(__name__)
 NAME_MAX = 200
@@ -285,11 +285,16 @@ class SavedSearches(Generic[_Answer]):
                 if row.checked_generation == generation:
                     continue
                 result = self._search(row)
-                # what it lists, less weak matches: "(10 files)" whatever the folder held (a newcomer; decision 0161)
-                hits = list({h.path: h for h in result.hits if not getattr(h, "weak", False)}.values())
+                hits = counted_hits(result.hits)
                 seen = db.seen(row.name)
                 db.set_counts(row.name, generation, sum(_unseen(h, seen) for h in hits), len(hits))
             return db.saved()
+
+
+def counted_hits(hits: Sequence["Hit"]) -> list["Hit"]:
+    """The files a saved search counts: what it lists, less weak matches, each file once ("(10 files)" whatever the
+    folder held: a newcomer; decision 0161). `saved add` and `saved list` say this one number."""
+    return list({h.path: h for h in hits if not getattr(h, "weak", False)}.values())
 
 
 def _unseen(hit: "Hit", seen: set[str]) -> bool:

@@ -176,11 +176,16 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
         except (OSError, MemoryError, RecursionError) as exc:
             problem(path, old_self, "failed", one_line(f"cannot read container: {exc}"), f)
             return
-    if own is None:
+    ocr = pdf_waits_for_ocr(own, config) if document and own is not None else None
+    if own is None or (document and names and not ocr and not own.text.strip()):
+        # A document of no text of its own but files (a slide of nothing but an embedded PDF) is found by what it
+        # holds, as an archive is: "no text found" listed it as a problem beside its members, found (a newcomer).
+        # A scan waiting for OCR keeps its wait: its text comes from there.
         text = listing(os.path.basename(path), names)
         # a tar member's name may hold surrogates (tarfile decodes with surrogateescape)
-        own = Document(valid_unicode(text), kind="mbox" if suffix == ".mbox" else "archive")
-    index_doc(path, old_self, f, sha, own, None, ocr=pdf_waits_for_ocr(own, config) if document else None)
+        kind = own.kind if own is not None else "mbox" if suffix == ".mbox" else "archive"
+        own = Document(valid_unicode(text), kind=kind)
+    index_doc(path, old_self, f, sha, own, None, ocr=ocr)
 
 
 def _holders_date(name: str, dates: dict[str, Optional[int]], own: Optional[int]) -> Optional[int]:

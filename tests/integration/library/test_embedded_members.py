@@ -61,6 +61,9 @@ def documents(tmp_path):
         z.writestr("ppt/embeddings/oleObject1.bin", object_pdf)
         z.writestr("ppt/embeddings/oleObject2.bin", cfb({"Equation Native": b"\0" * 16}))
         z.writestr("ppt/embeddings/Sheet1.csv", b"walrus,tusk\n")
+    bare = make_pptx(d / "bare.pptx", [([], [])])  # nothing of its own: its one file is all it holds
+    with zipfile.ZipFile(bare, "a") as z:
+        z.writestr("ppt/embeddings/Sheet2.csv", b"narwhal,horn\n")
     write_pdf(d / "plain.pdf", ["A plain page about marzipan."])
     _legacy(tmp_path, ".doc", "quokka").rename(d / "letter.doc")  # a Word 97-2003 file's OLE objects
     for i in range(8):  # enough files that the sync reads them in groups (read_groups.MIN_GROUPED)
@@ -95,6 +98,10 @@ def test_a_documents_embedded_files_are_its_members(tiny_library, documents, mon
     assert "unknown kind" in problems[deck + MEMBER_SEP + "embeddings/oleObject2.bin"]
     assert "unknown kind (Equation.3)" in problems[letter + MEMBER_SEP + "ObjectPool/_4"]
     assert not any(p.startswith(str(documents / "plain.pdf") + MEMBER_SEP) for p in problems)
+    # a document of no text holding a file is indexed by what it holds, not "no text found" beside its found member
+    bare = str(documents / "bare.pptx")
+    assert bare not in problems and tiny_library.explain(bare)["state"] == "indexed", problems.get(bare)
+    assert _top(tiny_library, "narwhal horn") == bare + MEMBER_SEP + "embeddings/Sheet2.csv"
 
 
 def test_an_unchanged_pdf_read_by_an_older_reader_gains_its_members(tiny_library, tmp_path, monkeypatch):

@@ -98,3 +98,14 @@ def test_a_saved_search_counts_and_marks_no_weak_match(lib):
     assert any(h.weak for h in res.hits) and not any(h.new for h in res.hits if h.weak)
     row = next(s for s in saved.refresh() if s.name == "lava")
     assert row.hits == sum(not h.weak for h in res.hits) == 1
+
+
+def test_saved_add_says_the_count_saved_list_says(lib, capsys):
+    """`saved add` said "10 files now" (every row, weak ones too) and `saved list` "(4 files)" (a newcomer)."""
+    data = str(lib.config.data_dir)
+    capsys.readouterr()
+    assert main(["--data-dir", data, "saved", "add", "flows", "lava flowing from a volcano", "--mode", "hybrid"]) == 0
+    added = capsys.readouterr().out
+    assert main(["--data-dir", data, "saved", "list"]) == 0
+    listed = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("flows\t"))
+    assert "saved flows: 1 file now" in added and "(1 file)" in listed, (added, listed)

@@ -21,7 +21,7 @@ from searchapp.base.errors import ExtractionError, UnsupportedFileError
 from searchapp.base.types import Document, PageSpan
 from searchapp.ingest.extractors import extract, pdf_notes
 from searchapp.ingest.extractors.garbled import garbled_share, is_garbled, wrong_letters
-from searchapp.ingest.ocr.document import merge_ocr
+from searchapp.ingest.ocr.document import OCR_NOTE, merge_ocr
 from searchapp.ingest.ocr.pdf_pages import pages_needing_ocr
 from searchapp.ingest.text_caps import bound_text
 
@@ -293,9 +293,15 @@ def test_a_pdfs_notes_are_read_with_the_page_they_sit_on_and_keep_it_waiting_for
                              "Ask the harbour master about the tide tables before Friday")
     # page 2 has no text of its own: a scan, whatever is written on it, so it is still OCR'd, and its notes kept
     assert pages_needing_ocr(doc, len(doc.pages)) == [2]
-    ocr = Document("Tide table for March", (PageSpan(2, 0, 20),), kind="ocr")
-    assert _page(merge_ocr(doc, ocr), 2) == ("Tide table for March\n\nigalsh: this is the note\n"
-                                             "Ask the harbour master about the tide tables before Friday")
+    ocr = Document("Tide table for March", (PageSpan(2, 0, 20),), kind="ocr", notes=(OCR_NOTE,))
+    merged = merge_ocr(doc, ocr)
+    assert _page(merged, 2) == ("Tide table for March\n\nigalsh: this is the note\n"
+                                "Ask the harbour master about the tide tables before Friday")
+    assert OCR_NOTE in merged.notes
+    # OCR that found nothing on the page: its notes are the text, and nothing says "recognised by OCR" (a newcomer's
+    # `explain` of tika's testPopupAnnotation.pdf did)
+    blank = merge_ocr(doc, Document("", (PageSpan(2, 0, 0),), kind="ocr", notes=(OCR_NOTE,)))
+    assert _page(blank, 2) == _page(doc, 2) and OCR_NOTE not in blank.notes
 
 
 def test_notes_are_capped(tmp_path, monkeypatch):
