@@ -155,11 +155,11 @@ def _with_state(store: Store, where: str, params: list[Any], owner: Optional[str
 
 def read_before_versions(store: Store, root_id: int) -> bool:
     """Whether the folder holds an entry a reader read that has no reader version (decision 0152: written before
-    readers had versions; images and entries with an OCR state have none to have, a failed one is read again
-    anyway)."""
+    readers had versions; images and entries with an OCR state have none to have, nor an entry no reader reads (no
+    kind: a zip's `code.bin`, "unsupported type"), and a failed one is read again anyway)."""
     return store.conn.execute(
         "SELECT 1 FROM files WHERE root_id = ? AND reader IS NULL AND status != 'failed' AND ocr IS NULL "
-        "AND coalesce(kind, '') != 'image' LIMIT 1", (root_id,)).fetchone() is not None
+        "AND kind IS NOT NULL AND kind != 'image' LIMIT 1", (root_id,)).fetchone() is not None
 
 
 def read_again_where_text_holds(store: Store, words: str, first_words: str) -> None:
