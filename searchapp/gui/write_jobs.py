@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ..library import SyncReport
     from ..library.sync.moved import Moved
 
-__all__ = ["WriteJobs", "POLL_MS", "COUNTS_S", "cancel_summary"]
+__all__ = ["WriteJobs", "POLL_MS", "COUNTS_S", "cancel_summary", "not_indexed_count"]
 
 POLL_MS = 100  # how often the newest progress report is shown
 COUNTS_S = 2.0  # how often the library's counts are read again while a write runs (one read at a time)
@@ -55,10 +55,20 @@ def cancel_summary(rep: Optional[SyncReport]) -> str:
     if rep.chunks_pending:
         text += (f" ({rep.chunks_pending:,} passage{'' if rep.chunks_pending == 1 else 's'} still to embed: "
                  "found by their words meanwhile)")
-    if rep.problems:  # else said by no one: its summary never comes (Not indexed lists them, with the reasons)
-        text += f"; {len(rep.problems):,} not indexed: Not indexed says why"
+    # Counted as a finished sync's summary counts them and the Not indexed button beside it does: the listed
+    # problems alone said "6 not indexed" beside "Not indexed: 51 + 1" (the 46 others waited for OCR; a newcomer)
+    bad, waiting = not_indexed_count(rep), rep.ocr_pending - rep.moved_waiting
+    if bad:  # else said by no one: its summary never comes (Not indexed lists them, with the reasons)
+        text += (f"; {bad:,} not indexed" + (f" ({waiting:,} of them waiting for OCR)" if waiting else "")
+                 + ": Not indexed says why")
     # "the rest on the next sync" read as files left over when every file was read and only meaning was
     return text + ". Re-sync (F5) goes on where it stopped."
+
+
+def not_indexed_count(rep: SyncReport) -> int:
+    """The entries `rep`'s sync met and left not indexed, as the Not indexed button counts them (failed, skipped,
+    waiting for OCR, read without words), not those left out on purpose (a secret, an empty file)."""
+    return rep.skipped + rep.failed - rep.quiet
 
 
 def _stopped_before(rep: SyncReport) -> str:
@@ -261,7 +271,7 @@ class WriteJobs(QObject):
     @staticmethod
     def summary(rep: SyncReport, lead: str = "") -> str:
         """A sync's summary line, as sync_done says it."""
-        bad = rep.skipped + rep.failed - rep.quiet  # a secret, a lockfile, an empty file: left out on purpose
+        bad = not_indexed_count(rep)  # a secret, a lockfile, an empty file: left out on purpose, not counted
         embedded = rep.chunks_embedded
         return (
             lead + f"{scanned_counts(rep.scanned, rep.members, grouped=True)} scanned: {rep.said('added', 'updated', 'removed')}"

@@ -19,11 +19,8 @@ from searchapp.ingest.ocr.engine import ENGINE_ENV
 BROKEN_PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n"  # no end-of-file marker: fails
 
 
-@pytest.mark.engines("sqlite")
-def test_the_summary_status_and_the_window_count_the_same_files_not_indexed(tmp_path, tiny_library, monkeypatch,
-                                                                            qtbot):
-    from searchapp.gui.library_panel import LibraryPanel
-
+def some_not_indexed(tmp_path, monkeypatch):
+    """A folder of a note, two entries left out on purpose, two that fail (one in a zip) and a scan waiting for OCR."""
     monkeypatch.setenv(ENGINE_ENV, "none")  # the image waits for OCR: not indexed, counted everywhere
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -35,7 +32,15 @@ def test_the_summary_status_and_the_window_count_the_same_files_not_indexed(tmp_
         z.writestr("inside.pdf", BROKEN_PDF)  # failed, an item in an archive
         z.writestr("kept.txt", "The harbour ferry leaves at nine.\n")
     text_image(["Lighthouse"]).save(docs / "scan.png")  # waiting for OCR
+    return docs
 
+
+@pytest.mark.engines("sqlite")
+def test_the_summary_status_and_the_window_count_the_same_files_not_indexed(tmp_path, tiny_library, monkeypatch,
+                                                                            qtbot):
+    from searchapp.gui.library_panel import LibraryPanel
+
+    docs = some_not_indexed(tmp_path, monkeypatch)
     rep = tiny_library.add_folder(docs)
     said = rep.said("skipped", "failed")
     assert said == "0 skipped, 1 waiting for OCR, 2 failed, 2 left out", said
@@ -60,3 +65,30 @@ def test_the_summary_status_and_the_window_count_the_same_files_not_indexed(tmp_
     note = dlg.note.text()
     assert note.startswith("2 files and 1 item in archives and mail not indexed; left out on purpose: "), note
     assert "empty: 1 file" in note and "secret: 1 file" in note, note
+
+
+@pytest.mark.engines("sqlite")
+def test_a_cancelled_syncs_line_counts_what_the_not_indexed_button_counts(tmp_path, tiny_library, monkeypatch, qtbot):
+    """The window's line after a Cancel counted only the failures and skips it could list: "6 not indexed" beside
+    "Not indexed: 51 + 1", the 46 others waiting for OCR (a newcomer cancelled a first sync of real files). Cancelled
+    once every file is read, as its meaning begins: the line says the button's count, and how many wait for OCR."""
+    from searchapp.base.errors import Cancelled
+    from searchapp.base.progress import CancelToken
+    from searchapp.gui.library_panel import LibraryPanel
+    from searchapp.gui.write_jobs import cancel_summary
+
+    docs = some_not_indexed(tmp_path, monkeypatch)
+    cancel = CancelToken()
+
+    def progress(p) -> None:
+        if p.stage in ("searchable", "embedding"):  # every file read, none of its meaning yet
+            cancel.cancel()
+
+    with pytest.raises(Cancelled) as stopped:
+        tiny_library.add_folder(docs, progress, cancel)
+    said = cancel_summary(stopped.value.report)
+    panel = LibraryPanel()
+    qtbot.addWidget(panel)
+    panel.set_status(tiny_library.status())
+    assert panel.problems_button.text() == "Not indexed: 2 + 1"
+    assert "; 3 not indexed (1 of them waiting for OCR): Not indexed says why." in said, said
