@@ -361,9 +361,11 @@ class MainWindow(QMainWindow):
             self.search.empty.show_welcome(True, adding_text(adding))
 
     def _read_again_once(self, st: LibraryStatus) -> None:
-        """Folders an older version's readers read are read again, once a window, when no write is running."""
+        """Folders an older version's readers read are read again, once a window, when no write is running and
+        none is held: after the person's Cancel it waits for their next write (it began reading every file again
+        right after a Cancel, and ended the hold the Cancel had put on the window's own writes)."""
         if st.read_by_older and not self._read_again and not self.library.read_only \
-                and not self.runner.write_jobs():
+                and not self.runner.write_jobs() and not self.writes.on_hold:
             self._read_again = True
             self.writes.read_again(st.read_by_older)
 

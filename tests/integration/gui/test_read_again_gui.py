@@ -59,3 +59,29 @@ def test_a_window_over_a_library_this_version_read_starts_nothing(qtbot, tmp_pat
         assert not win.runner.write_jobs() and "read" not in win.statusBar().currentMessage()
     finally:
         close_window(win, lib)
+
+
+def test_after_a_cancel_the_reading_again_waits_for_the_persons_next_write(qtbot, tmp_path, tiny_bi_encoder_dir,
+                                                                           tiny_encoder):
+    """Right after a Cancel the window said "This version reads some formats better: reading the files of 1 folder
+    again" and read every file again, the Cancel's hold on its own writes ended by it (a newcomer's first sync of
+    real files, cancelled: a member of a type no reader reads had no reader version). It waits for the person's next
+    write now; that write (a Re-sync) reads them with this version's readers, and nothing runs after it."""
+    win, lib = _window(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder, older=False)
+    try:
+        with lib.store.atomic():  # read by an older version, as that library was taken to be
+            lib.store.conn.execute("UPDATE files SET reader = NULL")
+            lib.store.conn.execute("DELETE FROM meta WHERE key LIKE 'readers:%'")
+        win.writes.on_hold = True  # as the person's Cancel leaves it (write_jobs.py)
+        with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
+            win.refresh_status()
+        assert win.status.read_by_older and not win.runner.write_jobs()
+        assert "reads some formats better" not in win.statusBar().currentMessage()
+        started = []
+        win.writes.syncStarted.connect(lambda: started.append(win.writes.active_write().name))
+        with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+            win.resync()  # the person's write: the hold ends
+        qtbot.waitUntil(lambda: not win.runner.write_jobs() and not win.reading_status, timeout=WAIT_MS)
+        assert started == ["Re-syncing"] and not win.status.read_by_older and not win.writes.on_hold
+    finally:
+        close_window(win, lib)
