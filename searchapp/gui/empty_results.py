@@ -156,7 +156,9 @@ class EmptyResults(QObject):
     def _place(self) -> None:
         width = max(100, self.viewport.width() - 2 * MARGIN)
         self.label.setFixedWidth(width)
-        self.label.adjustSize()
+        # as tall as its lines at this width: adjustSize kept the height of a wider one, and at 900 px the welcome's
+        # three lines showed as two, its first words ("Nothing is indexed yet") above the label's top
+        self.label.setFixedHeight(self.label.heightForWidth(width))
         self.label.move(MARGIN, MARGIN)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:

@@ -13,7 +13,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QLabel, QWidget
 
 from conftest import build_tiny_library
 from searchapp.gui.reranker_notice import SHARPER
@@ -291,6 +291,13 @@ def test_a_first_start_says_how_to_begin_and_the_settings_show_model_ids_whole(q
         win.resize(1280, 800)
         hint = win.findChild(QLabel, "emptyResults")
         assert hint.isVisible() and hint.text() == WELCOME and "Add Folder" in hint.text()
+        win.resize(900, 600)  # a small screen: its three lines were cut to two, "Nothing is indexed yet" lost
+        QApplication.processEvents()
+        assert hint.height() >= hint.heightForWidth(hint.width()) > hint.fontMetrics().lineSpacing() * 2, \
+            (hint.height(), hint.heightForWidth(hint.width()))
+        win.resize(1280, 800)
+        QApplication.processEvents()
+        assert hint.height() == hint.heightForWidth(hint.width())  # and no taller than its lines again
         dialog = win.open_settings()
         qtbot.waitExposed(dialog)
         for edit in (dialog.bi_encoder, dialog.reranker):  # the hub id whole, not its tail
