@@ -35,7 +35,7 @@ from .other_writers import OtherWriters
 from .quit_guard import QuitGuard
 from .model_download import ModelDownloads
 from .preview import PreviewPane
-from .progress_view import ProgressView
+from .progress_view import ProgressView, scans_waiting
 from .query_chips import QueryChips
 from .query_sync import QuerySync
 from .reranker_notice import RerankerNotice
@@ -347,6 +347,7 @@ class MainWindow(QMainWindow):
         self._show_adding()
         self.labels.show_status(st)
         self.labels.show_models(self.config, not self.search.models.loading)
+        self.progress.show_scans_waiting(scans_waiting(st))  # the strip names the OCR step still ahead by them
         self._show_reranker_state()
         self._read_again_once(st)
         self.statusRefreshed.emit(st)

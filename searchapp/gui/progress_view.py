@@ -8,14 +8,19 @@ from __future__ import annotations
 from typing import Optional
 
 from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QWidget
 
+from ..base.member_paths import display_name
 from ..base.progress import Progress, step_text
 from ..base.rate import PAUSED_STAGES, Estimate, RateEstimator, format_rate, left_words
+from ..library.report.not_indexed import STATE_WORDS, PAGES_WAITING, pages_waiting_in
+from ..library.report.status import LibraryStatus
+from ..library.sync.steps import ocr_ahead
 from .elided_label import ElidedLabel
 from .plain import tooltip
 
-__all__ = ["ProgressView", "StripRate", "StripLabel", "format_seconds"]
+__all__ = ["ProgressView", "StripRate", "StripLabel", "format_seconds", "scans_waiting"]
 
 STAGE_NAMES = {"scanning": "Scanning", "extracting": "Reading files", "embedding": "Embedding",
                "searchable": "Searchable by words", "ocr": "Reading scans and images (OCR)",
@@ -64,6 +69,7 @@ class StripRate:
 
 
 SEP = " — "
+AHEAD = " · "  # before the step still ahead, as between the counts' own parts
 QUEUE_WIDTH = 300  # the most "Next: /path" asks for; a longer path is cut in the middle
 
 
@@ -82,34 +88,50 @@ def counts_text(p: Progress) -> str:
 
 class StripLabel(ElidedLabel):
     """The strip's line: its counts and time left first, always whole ("Step 2 of 3 · Reading 120 of 3,000 files ·
-    …"), then what runs (the title, a file's name: cut in the middle when room is short). One label cut in the
-    middle lost the counts as soon as a folder was queued beside it ("Indexing home — Searchable by words · …03 —
-    5.8 passages/s")."""
+    …"), then the step still ahead where one is named ("then step 4: OCR of 193 scans and images", or a shorter
+    way to say it, whole or not at all: "OCR of 19…" read as 19), then what runs (the title, a file's name: cut in
+    the middle when room is short). One label cut in the middle lost the counts as soon as a folder was queued
+    beside it ("Indexing home — Searchable by words · …03 — 5.8 passages/s")."""
 
     def __init__(self) -> None:
         self._head = self._kept = ""  # (cut first, never cut: the counts, rate and time left)
+        self._ahead: tuple[str, ...] = ()  # the step still ahead, said whole: the longest way that fits
         super().__init__(mode=Qt.TextElideMode.ElideMiddle)
 
-    def set_full_text(self, text: str) -> None:
+    def set_full_text(self, text: str, mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> None:
+        """`text` alone, cut in its middle (`mode`: elsewhere) when room is short."""
         self._head = self._kept = ""
+        self._ahead = ()
+        self._mode = mode
         super().set_full_text(text)
 
-    def set_parts(self, head: str, kept: str) -> None:
-        """`kept` first, shown whole whenever it fits at all, then `head`, cut first (in its middle)."""
-        self._head, self._kept = head, kept
+    def set_parts(self, head: str, kept: str, ahead: tuple[str, ...] = ()) -> None:
+        """`kept` first, shown whole whenever it fits at all, then the first of `ahead` (ways to say the step
+        still ahead, longest first, after " · ") that fits whole, then `head`, cut first (in its middle)."""
+        self._head, self._kept, self._ahead = head, kept, ahead if kept else ()
+        kept = kept + AHEAD + self._ahead[0] if self._ahead else kept
         ElidedLabel.set_full_text(self, kept + SEP + head if head and kept else head or kept)
+
+    def kept_width(self) -> int:
+        """What the counts, rate and time left and the step ahead need (0: none shown): what a label beside this one
+        leaves it."""
+        kept = self._kept + AHEAD + self._ahead[0] if self._ahead else self._kept
+        return self.fontMetrics().horizontalAdvance(kept) + 8 if kept else 0
 
     def _elide(self) -> None:
         width, full, fm = self.contentsRect().width(), self.full_text(), self.fontMetrics()
         shown = full
         if width > 0 and fm.horizontalAdvance(full) > width:
-            room = width - fm.horizontalAdvance(self._kept + SEP)
-            if self._kept and fm.horizontalAdvance(self._kept) <= width:  # the counts whole, what runs if it fits
-                fits = self._head and room >= fm.horizontalAdvance("Indexing…")
-                shown = self._kept + (SEP + fm.elidedText(self._head, Qt.TextElideMode.ElideMiddle, room) if fits
-                                      else "")
+            if self._kept and fm.horizontalAdvance(self._kept) <= width:  # the counts whole, then what fits
+                shown = self._kept
+                room = width - fm.horizontalAdvance(shown)
+                ahead = next((AHEAD + a for a in self._ahead if fm.horizontalAdvance(AHEAD + a) <= room), "")
+                shown, room = shown + ahead, room - fm.horizontalAdvance(ahead) - fm.horizontalAdvance(SEP)
+                if self._head and room >= fm.horizontalAdvance("Indexing…"):
+                    shown += SEP + fm.elidedText(self._head, Qt.TextElideMode.ElideMiddle, room)
             else:  # too narrow even for the counts: they alone, cut in the middle (their start and the time left)
-                shown = fm.elidedText(self._kept or full, Qt.TextElideMode.ElideMiddle, width)
+                shown = fm.elidedText(self._kept or full, self._mode if not self._kept else
+                                      Qt.TextElideMode.ElideMiddle, width)
         if shown != self.text():
             QLabel.setText(self, shown)
 
@@ -155,6 +177,7 @@ class ProgressView(QWidget):
         self.eta_seconds: Optional[float] = None
         self.rate: Optional[float] = None  # units/s of the stage shown (RATE_UNITS), once measured
         self.estimate: Optional[Estimate] = None  # its rate and time left, and whether a first estimate
+        self.scans = (0, "")  # the scans and images waiting for OCR, and the name of the one (scans_waiting)
         lay = QHBoxLayout(self)
         lay.setContentsMargins(6, 2, 6, 2)
         lay.addWidget(self.label, 1)
@@ -169,6 +192,25 @@ class ProgressView(QWidget):
         policy.setVerticalPolicy(QSizePolicy.Policy.Fixed)
         policy.setRetainSizeWhenHidden(True)
         self.setSizePolicy(policy)
+
+    def show_scans_waiting(self, scans: tuple[int, str]) -> None:
+        """What the library's status says waits for OCR (scans_waiting): the OCR step still ahead is named by it."""
+        self.scans = scans
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._share()
+
+    def _share(self) -> None:
+        """"Next: …" beside the line takes what the counts and the step ahead leave it (at 900 px it kept its width
+        and the counts were cut: "Step 2 of 3 · Reading …es/s, about 1 min left"); under a few words' width it
+        hides (the Cancel button's tooltip says what runs next)."""
+        if not self.queued.full_text():
+            return
+        room = self.label.width() + (self.queued.width() if self.queued.isVisible() else 0)
+        left = room - self.label.kept_width()
+        self.queued.setMaximumWidth(max(0, min(QUEUE_WIDTH, left)))
+        self.queued.setVisible(left >= self.fontMetrics().horizontalAdvance("Next: /a/b…") + 12)
 
     def start(self, title: str) -> None:
         self.eta.reset()
@@ -193,10 +235,13 @@ class ProgressView(QWidget):
         self.queued.set_full_text(f"Next: {waiting[0]}" + (f", then {more} more" if more else ""))
         self.queued.setToolTip(tooltip("Queued, run in this order after the current one:\n" + "\n".join(waiting)))
         self.queued.show()
+        self._share()
 
     def show_outcome(self, text: str) -> None:
-        """The strip stays with `text` (what a cancelled job kept) until OK or the next job."""
-        self.label.set_full_text(text)
+        """The strip stays with `text` (what a cancelled job kept) until OK or the next job; cut at its end, what
+        was kept and left out first (cut in its middle, "53 not indexed (46 of them waiting for OCR)" lost its
+        count: "53 n…dexed says why"); whole on hover and in the status line."""
+        self.label.set_full_text(text, Qt.TextElideMode.ElideRight)
         self.bar.hide()
         self.cancel_button.hide()
         self.dismiss_button.show()
@@ -240,4 +285,23 @@ class ProgressView(QWidget):
             kept.append(p.slow)
         elif est is not None:  # "8.1 passages/s, about 12 min left": measured, not a constant
             kept.append(f"{format_rate(est.rate)[:-2]} {RATE_UNITS[p.stage]}/s, {left_words(est)}")
-        self.label.set_parts(SEP.join(h for h in head if h), " · ".join(k for k in kept if k))
+        self.label.set_parts(SEP.join(h for h in head if h), " · ".join(k for k in kept if k), self._ocr_ahead(p))
+        self._share()
+
+    def _ocr_ahead(self, p: Progress) -> tuple[str, ...]:
+        """The OCR step still ahead, named: "then step 4: OCR of scan.pdf", or shorter where room is short (none
+        when no step is ahead). The step's time left beside the counts is its own: the scans' OCR comes after it."""
+        if not ocr_ahead(p):
+            return ()
+        n, name = self.scans
+        what = name if n == 1 and name else f"{n:,} scans and images" if n else "the scans and images waiting"
+        return f"then step {p.steps}: OCR of {what}", f"then step {p.steps}: OCR", "then OCR"
+
+
+def scans_waiting(st: LibraryStatus) -> tuple[int, str]:
+    """(how many entries the OCR step reads: scans and images waiting, and indexed PDFs whose pages wait; the
+    name of the one, when there is one) from the library's status."""
+    n = st.files_ocr_pending + st.members_ocr_pending + pages_waiting_in(st.not_indexed, st.member_groups)
+    words = {STATE_WORDS["ocr_pending"], STATE_WORDS[PAGES_WAITING]}
+    rows = [path for path, state, _ in st.not_indexed if state in words]
+    return n, (display_name(rows[0]) if n == 1 and len(rows) == 1 else "")

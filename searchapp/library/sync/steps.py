@@ -16,9 +16,16 @@ from typing import Optional
 
 from ...base.progress import Progress, ProgressFn
 
-__all__ = ["Steps"]
+__all__ = ["Steps", "ocr_ahead"]
 
 _READING = {"scanning": 1, "extracting": 2}  # each folder's own
+
+
+def ocr_ahead(p: Progress, embed: bool = True) -> bool:
+    """Whether `p`'s count holds an OCR step still ahead of the step under way (of a sync that embeds, or not:
+    `embed`): OCR is the last step, counted only where scans wait for it. "Step 3 of 4" named no step 4, and its
+    "about 2 min left" read as the whole sync's, with 193 scans and images still to read by OCR after it (s5)."""
+    return bool(p.step) and p.steps == 3 + embed and p.step < p.steps
 
 
 class Steps:

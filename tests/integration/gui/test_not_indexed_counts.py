@@ -39,6 +39,7 @@ def some_not_indexed(tmp_path, monkeypatch):
 def test_the_summary_status_and_the_window_count_the_same_files_not_indexed(tmp_path, tiny_library, monkeypatch,
                                                                             qtbot):
     from searchapp.gui.library_panel import LibraryPanel
+    from searchapp.gui.progress_view import scans_waiting
 
     docs = some_not_indexed(tmp_path, monkeypatch)
     rep = tiny_library.add_folder(docs)
@@ -58,6 +59,7 @@ def test_the_summary_status_and_the_window_count_the_same_files_not_indexed(tmp_
     qtbot.addWidget(panel)
     panel.set_status(st)
     assert panel.problems_button.text() == "Not indexed: 2 + 1"  # files + items, as the Files column writes them
+    assert scans_waiting(st) == (1, "scan.png")  # what the strip names the OCR step still ahead by
     assert panel.problems_button.toolTip().count("2 files and 1 item in archives and mail not indexed") == 1
     dlg = panel.show_problems()
     qtbot.addWidget(dlg)

@@ -31,6 +31,8 @@ def test_the_counts_and_time_left_stay_in_sight_with_a_folder_queued(qtbot, open
     """The strip's one label was cut in the middle: with "Next: /tmp/s17/win/extra" beside it the counts went
     ("Indexing home — Searchable by words · …03 — 5.8 passages/s"). The folder names give way, never the counts."""
     from searchapp.base.progress import Progress
+    from searchapp.gui.write_jobs import cancel_summary
+    from searchapp.library.sync.contract import SyncReport
 
     win = open_window()
     strip = win.progress
@@ -48,6 +50,25 @@ def test_the_counts_and_time_left_stay_in_sight_with_a_folder_queued(qtbot, open
     shown = strip.label.text()
     assert "Embedding 352 of 7,403 passages" in shown and "about 15 min left" in shown, shown
     assert strip.queued.is_elided() and strip.queued.text().endswith("deeper still")
+    # A narrow window (900×600): "Next: …" kept its width and the counts were cut ("Reading …es/s, about 1 min
+    # left"); it gives way to them now, and comes back as the window widens
+    win.resize(900, 600)
+    QApplication.processEvents()
+    shot(win, "strip_queued_900.png")
+    shown = strip.label.text()
+    assert shown.startswith("Embedding 352 of 7,403 passages · 8.0 passages/s, about 15 min left"), shown
+    win.resize(1280, 800)
+    QApplication.processEvents()
+    assert strip.queued.isVisible() and strip.queued.text().startswith("Next: /home/")
+    # What a Cancel kept, too long for the strip: cut at its end, its counts first (cut in its middle it read
+    # "… meanwhile); 53 n…dexed says why"), whole on hover
+    said = cancel_summary(SyncReport(added=443, chunks_pending=1872, skipped=51, quiet=2, failed=4, ocr_pending=46))
+    strip.show_outcome(said + " Changes in your folders wait for it too.")
+    QApplication.processEvents()
+    shown = strip.label.text()
+    assert strip.label.is_elided() and shown.endswith("…"), shown
+    assert shown.startswith(said.split(": Not indexed")[0]), shown
+    assert "53 not indexed (46 of them waiting for OCR)" in said, said
 
 
 @pytest.mark.parametrize("stage, name", [("ocr", "Reading by OCR 11 of 94 scans and images"),
@@ -89,6 +110,44 @@ def test_the_strip_leads_with_the_step_and_names_a_file_read_for_long(qtbot, ope
     shot(win, "strip_slow_read.png")
     assert strip.label.text() == "Step 2 of 3 · Reading 112 of 3,000 files · reading big-scan.pdf, 40 s… — " \
                                  "Indexing Documents"
+
+
+@pytest.mark.parametrize("scans, ahead", [((1, "tenancy-scan.pdf"), " · then step 4: OCR of tenancy-scan.pdf"),
+                                          ((193, ""), " · then step 4: OCR of 193 scans and images")])
+def test_the_ocr_step_still_ahead_is_named_after_the_counts(qtbot, open_window, scans, ahead):
+    """"Step 3 of 4 · Embedding 518 of 9,065 passages · about 2 min left" named no step 4: its time left read as the
+    whole sync's, 193 scans and images still to read by OCR after it. The scans waiting (from the library's status)
+    name it, after the counts and before what runs; the OCR step itself names its file as before."""
+    from searchapp.base.progress import Progress
+
+    win = open_window()
+    strip = win.progress
+    strip.show_scans_waiting(scans)
+    strip.start("Indexing s5-files")
+    for i in range(12):
+        strip.show_progress("Indexing s5-files", Progress("embedding", 32 * i, 9065, EMBEDDING, step=3, steps=4),
+                            4.0 * i)
+    QApplication.processEvents()
+    shot(win, f"strip_ocr_ahead_{scans[0]}.png")
+    counts = "Step 3 of 4 · Embedding 352 of 9,065 passages · 8.0 passages/s, about 18 min left"
+    assert strip.label.text().startswith(counts + ahead + " — Indexing s"), strip.label.text()  # then what runs
+    strip.show_queued(["A check of your folders for changes"])  # "Next: …" gives way to it ("OCR of 19…" beside it)
+    QApplication.processEvents()
+    assert strip.label.text().startswith(counts + ahead), strip.label.text()
+    win.resize(900, 600)  # no room for it whole: said shorter, or not at all (on hover), never cut
+    QApplication.processEvents()
+    shown = strip.label.text()
+    rest = shown[len(counts):]
+    assert shown.startswith(counts) and (rest in ("", " · then step 4: OCR", " · then OCR") or
+                                         rest.startswith(ahead)), shown
+    assert ahead in strip.label.toolTip()
+    shot(win, f"strip_ocr_ahead_{scans[0]}_900.png")
+    win.resize(1280, 800)
+    strip.show_progress("Indexing s5-files", Progress("embedding", 400, 9065, EMBEDDING, step=3, steps=3), 50.0)
+    assert "then step" not in strip.label.full_text()  # no scans wait: no step 4 to name
+    strip.show_progress("Indexing s5-files", Progress("ocr", 0, 193, "tenancy-scan.pdf", step=4, steps=4), 52.0)
+    assert strip.label.full_text() == "Step 4 of 4 · Reading by OCR 0 of 193 scans and images — Indexing s5-files — " \
+                                      "tenancy-scan.pdf"
 
 
 def hold_writes(monkeypatch):
