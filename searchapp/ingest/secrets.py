@@ -7,8 +7,10 @@ Two rules, each said with its reason "secret: …" (the entry's state is `exclud
 - by content: a document whose text holds a private key (a PEM, OpenSSH or PGP private key block with its body,
   also one written inside a JSON string, as a cloud service account's key file is), an access token of a
   well-known shape (GitHub, AWS, Slack, GitLab, Google, Stripe, OpenAI, Anthropic, Hugging Face, npm, PyPI,
-  SendGrid, Twilio: decision 0184) or whose first line is the header of a list of passwords (a password manager's CSV export) is refused whole, whatever its name:
-  `extract` raises SecretFileError, so neither a sync nor a preview ever holds its text.
+  SendGrid, Twilio: decision 0184; a JWT still live, jwt_claims.py, but not a Firebase app's key: decision 0190),
+  a password or key written out in a config file or a shell's history (written_credentials.py, decision 0190) or
+  whose first line is the header of a list of passwords (a password manager's CSV export) is refused whole,
+  whatever its name: `extract` raises SecretFileError, so neither a sync nor a preview ever holds its text.
 """
 
 from __future__ import annotations
@@ -16,14 +18,17 @@ from __future__ import annotations
 import fnmatch
 import math
 import re
+import time
 from collections import Counter
 from functools import lru_cache
 from typing import Optional, Sequence
 
 from ..base.errors import SecretFileError
+from .jwt_claims import live_jwt
+from .written_credentials import written_credential
 
 __all__ = ["SECRET", "secret_pattern", "named_secret", "left_out_by_name", "access_token", "TOKEN_MARKS",
-           "secret_content", "refuse_secret_text"]
+           "JWT_MARKS", "token_reason", "secret_content", "refuse_secret_text"]
 
 SECRET = "secret"  # the rule's word: every reason it gives begins "secret: " (status counts excluded files by it)
 
@@ -47,8 +52,8 @@ _FIRST_LINE = 2000  # characters of the first line read for a header
 # cmd/generate/config/rules/), narrowed where gitleaks itself calls a rule loose (Slack's workspace tokens) and
 # where a person's prose could match (AWS: a 20-letter capitals word beginning ASIA, see access_token). One
 # expression, one pass over the text, each vendor a named group (the reason's word). Its speed is its form: every
-# branch begins with one of five characters rare in prose (the "_" or "-" after a prefix, the "A" of AKIA and
-# AIza, the "K" of Twilio's SK, the "G" of SendGrid's SG.), so the engine skips from one to the next at the speed
+# branch begins with one of six characters rare in prose (the "_" or "-" after a prefix, the "A" of AKIA and
+# AIza, the "K" of Twilio's SK, the "G" of SendGrid's SG., the "J" of a JWT's "eyJ", '{"' in base64), so the engine skips from one to the next at the speed
 # of a character search, and the prefix is asserted behind it; written prefix first, the engine tries every branch
 # at every "s" and "g" (1-2 s for 10 MB, not 45-70 ms). SendGrid's begins at its "G", not its ".": a full stop
 # ends every sentence (10 MB of prose: 44 ms with ".", 39.5 with "G", 37 before the five vendors of 0184's amendment).
@@ -73,17 +78,22 @@ _TOKENS = re.compile(rf"""(?:
                  | (?P<Google>Iza[0-9A-Za-z_-]{{35}}) )
   | K(?<=(?<!{_W})SK)(?P<Twilio>[0-9a-fA-F]{{32}})  # an API key's SID: "SK" and 32 hex
   | G(?<=(?<!{_W})SG)(?P<SendGrid>\.[0-9A-Za-z_-]{{22}}\.[0-9A-Za-z_-]{{43}})
+  # a JWT (decision 0190): "eyJ" header "." "eyJ" claims "." signature, gitleaks' jwt rule bounded; jwt_claims.py
+  # reads its header and claims (signed, not expired, no sample)
+  | J(?<=(?<![\w.-])eyJ)(?P<JWT>[0-9A-Za-z_-]{{14,500}}\.eyJ[0-9A-Za-z_-]{{14,4000}}\.[0-9A-Za-z_-]{{16,1000}})
     )(?![0-9A-Za-z_-])""", re.VERBOSE)
 # A text every token above holds (its prefix, or part of it; OpenAI's "T3BlbkFJ"), as a library's stored passages
 # are asked for them (SQL LIKE, decision 0184's once-per-library re-check: each mark one more scan of every
 # passage, so Slack's seven kinds are "xox" and Stripe's two "k_live_"); none so short that words hold it but
 # Twilio's "SK", all its key has besides hex: SQLite's LIKE, blind to case, finds it in "ask" and "task" (43 % of
 # passages, each then asked the expression: the re-check 1.4 s for 100,000 passages, not 0.94), PostgreSQL's few.
+JWT_MARKS = ("eyJ",)  # a JWT's header and claims begin so: '{"' in base64 (decision 0190)
 TOKEN_MARKS = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AKIA", "ASIA", "ABIA", "ACCA", "xox",
-               "glpat-", "AIza", "k_live_", "T3BlbkFJ", "sk-ant-", "hf_", "npm_", "AgEIcHlwaS5vcmc", "SG.", "SK")
+               "glpat-", "AIza", "k_live_", "T3BlbkFJ", "sk-ant-", "hf_", "npm_", "AgEIcHlwaS5vcmc", "SG.", "SK",
+               *JWT_MARKS)
 # Shannon entropy (bits a character) a match must reach, gitleaks' per rule: a placeholder written in the shape
 # (ghp_ and 36 x's, AKIAXXXXXXXXXXXXXXXX) has almost none; a vendor's random token has 4 or more.
-_ENTROPY = {"GitHub": 3.0, "AWS": 3.0, "Slack": 2.0, "GitLab": 3.0, "Google": 4.0, "Stripe": 2.0, "OpenAI": 3.0,
+_ENTROPY = {"JWT": 3.0, "GitHub": 3.0, "AWS": 3.0, "Slack": 2.0, "GitLab": 3.0, "Google": 4.0, "Stripe": 2.0, "OpenAI": 3.0,
             "Anthropic": 3.0, "HuggingFace": 2.0, "npm": 2.0, "PyPI": 3.0, "SendGrid": 2.0, "Twilio": 3.0}
 _SAID = {"HuggingFace": "Hugging Face"}  # a group's name is one word; the reason says the vendor's own
 # What a person writes in a token's shape to show one (AWS's AKIAIOSFODNN7EXAMPLE, "ghp_YourTokenHere…",
@@ -92,6 +102,12 @@ _SAID = {"HuggingFace": "Hugging Face"}  # a group's name is one word; the reaso
 _PLACEHOLDER = re.compile(r"example|sample|dummy|placeholder|redacted|your|(.)\1{5}", re.IGNORECASE)
 _RUNS = ("0123456789", "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _TOKENS_LOOKED_AT = 1000  # shapes looked at, at most: a text of a million placeholders costs this many looks
+# A Firebase app's config names its key (a web app's `apiKey: "AIza…"` in `firebaseConfig`, google-services.json's
+# `current_key`, GoogleService-Info.plist's `<key>API_KEY</key><string>`) and holds two fields beside it that only a
+# Firebase config has together (web, Android, iOS), within a config's length of it.
+_FIREBASE_KEY_NAME = re.compile(r"(?i:api_?key|current_key)(?:</key>\s*<string>|[\"']?\s*[:=]\s*[\"']?)$")
+_FIREBASE_FIELDS = (("authDomain", "projectId"), ("project_id", "mobilesdk_app_id"), ("GOOGLE_APP_ID", "PROJECT_ID"))
+_FIREBASE_WITHIN = 1000
 
 
 @lru_cache(maxsize=8)
@@ -161,19 +177,37 @@ def _looks_written(token: str) -> bool:
 
 
 def access_token(text: str) -> Optional[str]:
-    """The vendor of the first access token in `text` (GitHub, AWS, …), or None: a whole word in the vendor's
-    shape, random enough, and not a placeholder (decision 0184)."""
+    """The vendor of the first access token in `text` (GitHub, AWS, …, "JWT"), or None: a whole word in the
+    vendor's shape, random enough, and not a placeholder (decision 0184); a JWT still live and no sample, a Google
+    key not a Firebase app's (decision 0190)."""
+    now = time.time()
     for n, m in enumerate(_TOKENS.finditer(text)):
         if n >= _TOKENS_LOOKED_AT:
             break
-        vendor, token = m.lastgroup or "", m.group(0)  # the token from its "_", "-" or "A" on
+        vendor, token = m.lastgroup or "", m.group(0)  # the token from its "_", "-", "A" or "J" on
         if vendor == "AWS" and not any(c in "234567" for c in token[4:]):
             continue  # capitals alone: a word (ASIAMINORANTIQUITIES); 1 key in 28 has no digit, and is missed
         if not _random_enough(vendor, token):
             continue
+        if vendor == "JWT":
+            if live_jwt("ey" + token, now) and _entropy(token) >= _ENTROPY[vendor]:
+                return vendor
+            continue
+        if vendor == "Google" and _firebase_config(text, m.start(), m.end()):
+            continue
         if _entropy(token) >= _ENTROPY[vendor] and not _looks_written(token):
             return _SAID.get(vendor, vendor)
     return None
+
+
+def _firebase_config(text: str, start: int, end: int) -> bool:
+    """Whether the Google key at text[start:end] is a Firebase app's `apiKey`: its config's other fields beside it.
+    Firebase: "API keys for Firebase services are ok to include in code or checked-in config files", they only
+    identify the project (firebase.google.com/docs/projects/api-keys). A lone key (Maps, Cloud) is still refused."""
+    if _FIREBASE_KEY_NAME.search(text[max(0, start - 40):start]) is None:
+        return False
+    around = text[max(0, start - _FIREBASE_WITHIN):end + _FIREBASE_WITHIN]
+    return any(one in around and other in around for one, other in _FIREBASE_FIELDS)
 
 
 def _random_enough(vendor: str, token: str) -> bool:
@@ -188,21 +222,30 @@ def _random_enough(vendor: str, token: str) -> bool:
     return True
 
 
-def secret_content(text: str) -> Optional[str]:
-    """Why a document with this text is a secret ("secret: …"), or None."""
+def token_reason(vendor: str) -> str:
+    """The reason a text holding a vendor's access token is refused ("secret: holds an access token (GitHub)")."""
+    return f"{SECRET}: holds an access token ({vendor})"
+
+
+def secret_content(text: str, name: str = "") -> Optional[str]:
+    """Why a document with this text is a secret ("secret: …"), or None. `name`: its file's or member's name,
+    which says whether its lines are settings (written_credentials.config_like)."""
     key = _private_key(text)
     if key is not None:
         return f"{SECRET}: holds a private key ({key})"
     vendor = access_token(text)
     if vendor is not None:
-        return f"{SECRET}: holds an access token ({vendor})"
+        return token_reason(vendor)
+    written = written_credential(text, name)
+    if written is not None:
+        return f"{SECRET}: holds a password or key written out ({written})"
     if _password_list(text):
         return f"{SECRET}: a list of passwords (its first line names a password column)"
     return None
 
 
-def refuse_secret_text(text: str) -> None:
+def refuse_secret_text(text: str, name: str = "") -> None:
     """Raise SecretFileError when `text` is a secret's (secret_content): the whole document is refused."""
-    why = secret_content(text)
+    why = secret_content(text, name)
     if why is not None:
         raise SecretFileError(why)

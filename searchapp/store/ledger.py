@@ -21,7 +21,7 @@ from .rows import FileRow
 
 __all__ = ["STATES", "NOT_INDEXED", "QUIET_STATES", "EMPTY", "state_counts", "files_in_state", "problem_files_in_state",
            "excluded_by_rule", "left_out_by_rule", "cut_entries", "CUT_NOTE", "left_out_since", "read_before_versions", "read_again_where_text_holds",
-           "read_again_where_passages_hold",
+           "read_again_where_passages_hold", "read_again_where_named", "read_again_where_reason",
            "set_entry_date", "set_ocr_state",
            "entry_text", "entry_vectors", "pending_ocr_files", "ocr_done_before", "ocr_done_paths", "ocr_done_pages", "files_by_id"]
 
@@ -189,10 +189,44 @@ def read_again_where_passages_hold(store: Store, marks: Sequence[str], holds: Ca
            f"WHERE f.status = 'indexed' AND ({where})")
     ids = sorted({int(fid) for fid, text in store.conn.execute(sql, [f"%{_like_escaped(m)}%" for m in marks])
                   if holds(text)})
+    _read_again(store, ids)
+    return len(ids)
+
+
+def read_again_where_named(store: Store, named: Callable[[str], bool], holds: Callable[[str, str], bool]) -> int:
+    """Have the next sync read again (as read_again_where_text_holds) the indexed entries whose path `named`
+    picks and one of whose stored passages `holds(path, passage)` is true (decision 0190: a setting's line is a
+    credential only in a file named like a config file, a few in any library; no word marks them). The number of
+    entries marked."""
+    picked = {int(fid): path for fid, path in store.conn.execute("SELECT id, path FROM files WHERE status = 'indexed'")
+              if named(path)}
+    ids: set[int] = set()
+    keys = sorted(picked)
+    for i in range(0, len(keys), 500):  # SQLite caps the parameters of one statement
+        part = keys[i:i + 500]
+        sql = f"SELECT file_id, text FROM chunks WHERE file_id IN ({','.join('?' * len(part))})"  # noqa: S608 (? only)
+        ids.update(int(fid) for fid, text in store.conn.execute(sql, part)
+                   if int(fid) not in ids and holds(picked[int(fid)], text))
+    _read_again(store, sorted(ids))
+    return len(ids)
+
+
+def read_again_where_reason(store: Store, reasons: Sequence[str]) -> int:
+    """Have the next sync read again the entries excluded with one of `reasons` (a rule on a text that now
+    refuses fewer: decision 0190's Firebase keys), as read_again_where_text_holds does. The number marked."""
+    if not reasons:
+        return 0
+    sql = f"SELECT id FROM files WHERE status = 'excluded' AND error IN ({','.join('?' * len(reasons))})"  # noqa: S608 (? only)
+    ids = sorted(int(fid) for (fid,) in store.conn.execute(sql, list(reasons)))
+    _read_again(store, ids)
+    return len(ids)
+
+
+def _read_again(store: Store, ids: Sequence[int]) -> None:
+    """Set these entries' reader older than any (0): the next sync reads them again (decision 0152's way)."""
     for i in range(0, len(ids), 500):  # SQLite caps the parameters of one statement
         part = ids[i:i + 500]
         store.db.execute(f"UPDATE files SET reader = 0 WHERE id IN ({','.join('?' * len(part))})", part)  # noqa: S608 (? only)
-    return len(ids)
 
 
 def set_entry_date(store: Store, file_id: int, date_ns: Optional[int]) -> None:

@@ -245,7 +245,7 @@ def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = DEF
             cancel.check()
         # Before the caps: they drop a key's base64 as "not prose", and the file would be read without it, as if
         # it held no secret (decision 0177: a file holding one is refused whole, in a sync and a preview alike)
-        refuse_secret_text(doc.text)
+        refuse_secret_text(doc.text, shown or os.fspath(path))  # the name: whether its lines are settings
         return bound_text(doc, max_chars, where=shown or os.fspath(path))
     except (ExtractionError, Cancelled):
         raise

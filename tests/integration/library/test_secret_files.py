@@ -5,6 +5,7 @@ indexed them before the rule."""
 from __future__ import annotations
 
 import argparse
+import base64
 import io
 import zipfile
 
@@ -14,6 +15,7 @@ from searchapp.base.errors import SecretFileError
 from searchapp.cli.commands.status import print_ledger
 from searchapp.ingest import scan as scan_module
 from searchapp.ingest.extractors import registry
+from searchapp.ingest.secrets import token_reason
 from searchapp.library.search.preview import file_text
 from searchapp.library.sync.secret_entries import SECRETS_META, recheck_secrets
 
@@ -39,7 +41,7 @@ def test_a_key_pasted_into_notes_is_never_searchable_nor_previewed(tiny_library,
     (docs / "plain.txt").write_text(PROSE, encoding="utf-8")
     lib = tiny_library
     # as a version before the rule read it: the key's words are found
-    monkeypatch.setattr(registry, "refuse_secret_text", lambda text: None)
+    monkeypatch.setattr(registry, "refuse_secret_text", lambda text, name="": None)
     lib.add_folder(docs, embed=False)
     assert str(notes) in _hits(lib, "OPENSSH")
     with lib.store.atomic():
@@ -72,7 +74,7 @@ def test_a_token_pasted_into_notes_goes_at_the_next_sync_and_asia_stays(tiny_lib
     asia = docs / "asia.txt"
     asia.write_text("The ferry crossing to ASIA leaves at noon; the heron survey goes on in Asia.", encoding="utf-8")
     lib = tiny_library
-    monkeypatch.setattr(registry, "refuse_secret_text", lambda text: None)  # as a version before 0184 read it
+    monkeypatch.setattr(registry, "refuse_secret_text", lambda text, name="": None)  # as a version before 0184 read it
     lib.add_folder(docs, embed=False)
     assert _hits(lib, "lighthouse keeper") == [str(notes)]
     with lib.store.atomic():
@@ -90,6 +92,48 @@ def test_a_token_pasted_into_notes_goes_at_the_next_sync_and_asia_stays(tiny_lib
     assert (e["state"], e["reason"], e["passages"]) == ("excluded", "secret: holds an access token (GitHub)", 0)
     with pytest.raises(SecretFileError, match="access token"):  # nor shown by the preview
         file_text(notes, lib.config)
+
+
+@pytest.mark.engines("sqlite")
+def test_a_library_read_under_0184_reads_again_settings_jwts_and_firebase_apps(tiny_library, tmp_path, monkeypatch):
+    """Decision 0190 on a library 0.27.0 wrote (rule "2"): a password written in a config file and a live JWT pasted
+    into notes, indexed then, are marked by their stored passages and refused at the next sync; a Firebase web app's
+    source file, refused then for its apiKey, is read again and found; the same line in prose is not read again."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "db.ini").write_text("[ferry]\nhost = harbour\npassword = Zk29" + "xLq4Wd\n", encoding="utf-8")
+    claims = base64.urlsafe_b64encode(b'{"sub": "tide-gauge", "exp": 4102444800}').decode().rstrip("=")
+    jwt = "eyJhbGciOiJIUzI1NiJ9." + claims + ".Qm9vR3J4c1R6dkJ3eEtMcE5hRmg3WTJxVjhrTWQ5"
+    (docs / "notes.txt").write_text(PROSE + f"The tide gauge's bearer token, for the curl calls of the survey: {jwt}\n",
+                                     encoding="utf-8")
+    (docs / "prose.txt").write_text("The old pier password = Zk29" + "xLq4Wd, said the ferryman.", encoding="utf-8")
+    key = "AI" + "zaSyB3kR9xQ2mL7vT0nW4pZ8cY1hJ6fD5gE2s"
+    app = docs / "app.js"
+    app.write_text(f'const firebaseConfig = {{ apiKey: "{key}", authDomain: "ferry.firebaseapp.com",\n'
+                   '  projectId: "ferry-7d2e1" }; // the quay schedule\n', encoding="utf-8")
+    lib = tiny_library
+
+    def as_0_27_0(text, name=""):  # read as 0.27.0 did: no rule on settings nor JWTs, any Google key refused
+        if "AI" + "za" in text:
+            raise SecretFileError(token_reason("Google"))
+
+    monkeypatch.setattr(registry, "refuse_secret_text", as_0_27_0)
+    lib.add_folder(docs, embed=False)
+    assert _hits(lib, "tide gauge") == [str(docs / "notes.txt")] and _hits(lib, "quay schedule") == []
+    with lib.store.atomic():
+        lib.store.set_meta(SECRETS_META, "2")
+    monkeypatch.undo()
+
+    recheck_secrets(lib.store)
+    readers = {p.rsplit("/", 1)[1]: r for p, r in lib.store.conn.execute("SELECT path, reader FROM files")}
+    assert {n for n, r in readers.items() if r == 0} == {"db.ini", "notes.txt", "app.js"}, readers
+    rep = lib.sync(embed=False)
+    assert sorted(p for p, _ in rep.left_out) == [str(docs / "db.ini"), str(docs / "notes.txt")] and not rep.problems
+    assert _hits(lib, "harbour") == [] and _hits(lib, "tide gauge") == []
+    assert _hits(lib, "quay schedule") == [str(app)] and _hits(lib, "old pier") == [str(docs / "prose.txt")]
+    reasons = {p.rsplit("/", 1)[1]: r.error for _, r in lib.ledger() for p in [r.path]}
+    assert reasons["db.ini"] == "secret: holds a password or key written out (password)", reasons
+    assert reasons["notes.txt"] == "secret: holds an access token (JWT)", reasons
 
 
 @pytest.mark.engines("sqlite")
@@ -114,7 +158,7 @@ def test_an_id_rsa_in_a_dragged_folder_is_counted_as_left_out(tiny_library, tmp_
     (home / "backup" / "old.zip").write_bytes(buf.getvalue())
     lib = tiny_library
     lib.config = make_config(models={"reranker": ""}, scan={"secret_files": []})  # as before the rule
-    monkeypatch.setattr(registry, "refuse_secret_text", lambda text: None)
+    monkeypatch.setattr(registry, "refuse_secret_text", lambda text, name="": None)
     lib.add_folder(home, embed=False)
     assert len(_hits(lib, "ferry harbour")) == 3  # the letter, the id_rsa and the archive's id_ed25519
 

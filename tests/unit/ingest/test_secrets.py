@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import random
 import string
 
@@ -12,6 +13,7 @@ from searchapp.base.config import Config
 from searchapp.base.config.schema import DEFAULT_SECRET_FILES
 from searchapp.base.errors import ConfigError
 from searchapp.ingest.secrets import TOKEN_MARKS, access_token, secret_content, secret_pattern
+from searchapp.ingest.written_credentials import NETRC_MARKS, config_like
 
 BODY = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi6Z1ArEGk7Y8R5oQ9bYwC5sdfQ"  # one line of a key's base64
 
@@ -58,7 +60,25 @@ def _pypi(caveat: bytes) -> str:
     return "py" + "pi-" + base64.urlsafe_b64encode(macaroon).decode().rstrip("=")
 
 
+def _jwt(claims: dict[str, object], alg: str = "RS256", signature: str = "") -> str:
+    """A JWT built as an issuer writes one: base64url JSON header and claims, a signature (random unless given)."""
+    def part(value: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+    return f"{part({'alg': alg, 'typ': 'JWT'})}.{part(claims)}.{signature or _random(43, string.ascii_letters + '_-')}"
+
+
+_CLAIMS = {"sub": "u-83f2a9", "iss": "https://auth.acme.io", "aud": "billing", "exp": 4102444800}  # 2100
+
+
 @pytest.mark.parametrize("token, vendor", [
+    (_jwt(_CLAIMS), "JWT"),  # a bearer token pasted from a shell history or an HTTP log
+    (_jwt({"sub": "svc-ci", "role": "service"}, "HS256"), "JWT"),  # no exp: it never expires
+    # jwt.io's sample, a token expired (2020), one unsigned, a shape whose claims are no JSON: none is a secret
+    (_jwt({"sub": "1234567890", "name": "John Doe", "iat": 1516239022}, "HS256",
+          "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"), None),
+    (_jwt(_CLAIMS | {"exp": 1600412397}), None),  # expired in 2020
+    (_jwt(_CLAIMS, "none"), None),
+    ("eyJ" + _random(30) + ".eyJ" + _random(60) + "." + _random(43), None),
     ("gh" + "p_" + _random(36), "GitHub"),
     ("gh" + "s_" + _random(36), "GitHub"),
     ("github" + "_pat_" + _random(22) + "_" + _random(59), "GitHub"),
@@ -105,6 +125,57 @@ def test_a_text_holding_an_access_token_is_a_secret_a_text_showing_one_is_not(to
     assert access_token(text) == vendor
     assert secret_content(text) == (None if vendor is None else f"secret: holds an access token ({vendor})")
     assert vendor is None or any(mark in token for mark in TOKEN_MARKS)  # a library written before finds it
+
+
+_FIREBASE_KEY = "AI" + "za" + _random(35, string.ascii_letters + string.digits + "_-")
+
+
+@pytest.mark.parametrize("text, vendor", [
+    # a Firebase web app's config and google-services.json as the JSON reader writes it: public by design
+    (f'const firebaseConfig = {{\n  apiKey: "{_FIREBASE_KEY}",\n  authDomain: "ferry.firebaseapp.com",\n'
+     '  projectId: "ferry-7d2e1",\n  appId: "1:84:web:9f"\n};\ninitializeApp(firebaseConfig);', None),
+    ("project_info.project_id: ferry-7d2e1\nclient.client_info.mobilesdk_app_id: 1:84:android:9f\n"
+     f"client.api_key.current_key: {_FIREBASE_KEY}", None),
+    # the same key alone (a Maps or Cloud key), or beside a Firebase config but not named as its apiKey
+    (f'const MAPS = "{_FIREBASE_KEY}";', "Google"),
+    (f'mapsKey: "{_FIREBASE_KEY}", authDomain: "ferry.firebaseapp.com", projectId: "ferry-7d2e1"', "Google"),
+])
+def test_a_firebase_apps_key_beside_its_config_is_no_secret(text, vendor):
+    assert access_token(text) == vendor
+
+
+_HIDDEN = "Zk29" + "xLq4Wd"  # a credential written out: letters and digits, no word
+
+
+@pytest.mark.parametrize("name, text, named", [
+    ("db.ini", f"[db]\nhost = harbour\npassword = {_HIDDEN}\n", "password"),
+    ("app.properties", f"spring.datasource.password={_HIDDEN}\n", "spring.datasource.password"),
+    ("docker-compose.yml", f"services:\n  db:\n    environment:\n      - POSTGRES_PASSWORD={_HIDDEN}\n",
+     "POSTGRES_PASSWORD"),
+    ("aws.cfg", "[default]\naws_secret_access_key = " + _random(40, string.ascii_letters + string.digits + "/+")
+     + "\n", "aws_secret_access_key"),
+    ("settings.toml", f'clientSecret = "{_HIDDEN}" # rotated in May\n', "clientSecret"),
+    (".bash_history", f"ls\nexport GH_TOKEN={_HIDDEN}\ngit push\n", "GH_TOKEN"),
+    ("dotfiles › zshrc", f"alias ll='ls -l'\nexport HOMEBREW_GITHUB_API_TOKEN={_HIDDEN}\n", "HOMEBREW_GITHUB_API_TOKEN"),
+    (".zsh_history", f": 1700000000:0;curl -u admin:{_HIDDEN} https://ci.harbour\n", "curl -u"),
+    ("backup.zip › home/.mysql_history", f"mysqldump -uroot -p{_HIDDEN} shop > shop.sql\n", "mysqldump -p"),
+    ("fish_history", f"- cmd: restic --password={_HIDDEN} backup ~\n", "--password"),
+    ("notes.txt", f"The CI box:\nmachine ci.harbour login deploy password {_HIDDEN}\n", "a .netrc line"),
+    # what is not one: the line outside a config file, code, a reference, a default, a name, a placeholder
+    ("notes.txt", f"password = {_HIDDEN}\n", None),
+    ("views.py", 'password = request.form["password"]\n', None),
+    ("app.yaml", "password: ${DB_PASSWORD}\ntoken: '{{ vault_token }}'\napi_key: <your-api-key>\n", None),
+    ("app.yaml", "password: P@ssw0rd1\nsecret: admin123\nadminPassword: prom-operator\npassword: str\n", None),
+    ("app.ini", "password_file = /etc/ferry/pw\nbypass = a1b2c3d4e5\npad_token = <pad>\npassword = \n", None),
+    ("app.cfg", "token = example-9f8e7d6c\npassword = test1234\nsecret = xxxx1111\n", None),
+    (".bash_history", "curl -u deploy:$CI_TOKEN https://ci\nmysql -p shop\nexport TOKEN=\"$(pass ci)\"\n", None),
+    ("notes.txt", "machine example.com login daniel password qwerty\n", None),
+])
+def test_a_password_or_key_written_out_in_a_config_file_is_a_secret(name, text, named):
+    assert secret_content(text, name) == (None if named is None
+                                          else f"secret: holds a password or key written out ({named})")
+    # a library written before finds it again: a .netrc line by its mark, a setting by its file's name
+    assert named is None or config_like(name) or any(mark in text for mark in NETRC_MARKS)
 
 
 @pytest.mark.parametrize("first_line, secret", [
