@@ -13,7 +13,6 @@ starts before Qt is imported, so a signal while the window is built is kept and 
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import sys
@@ -22,12 +21,12 @@ from types import FrameType
 from typing import Any, Callable, Optional
 
 from ..base.progress import CancelToken
+from .abort import ABORTED, end_now
 from .hang_up import leave_terminal
 
 __all__ = ["WindowSignals", "ABORTED"]
 
 SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")  # Windows has no SIGHUP
-ABORTED = 130  # the second signal: cancelled (docs/cli.md, exit codes)
 
 
 class WindowSignals:
@@ -112,9 +111,9 @@ class WindowSignals:
     def _signalled(self, number: int) -> None:
         self._count += 1
         if self._count > 1:
-            _say("searchapp: ended at once")
-            os._exit(ABORTED)  # no clean-up: that is what the second signal asks for (a leftover warm.sock is
-            # removed by the next start, and a search meanwhile finds nobody behind it and opens the library)
+            # no clean-up: that is what the second signal asks for (a leftover warm.sock is removed by the next
+            # start, and a search meanwhile finds nobody behind it and opens the library)
+            end_now("searchapp: ended at once")
         if number == getattr(signal, "SIGHUP", None):
             leave_terminal()
         _say("searchapp: closing the window (Ctrl+C again to end at once)")

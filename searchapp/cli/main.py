@@ -23,6 +23,7 @@ from ..base.progress import CancelToken
 from ..base.terminal import printable
 from .parser import parse_command_line
 from .options import check_options
+from .abort import ABORTED_LINE, end_now
 from .hang_up import leave_terminal
 from .progress import TerminalProgress
 
@@ -137,12 +138,12 @@ def _install_stop_signals(cancel: CancelToken, command: str) -> None:
     """Ctrl+C (SIGINT) asks long jobs to stop at the next batch boundary; so do `kill` and service managers
     (SIGTERM) and a closed terminal (SIGHUP) for the commands that write (STOP_GENTLY): what is done is kept, and
     a `watch` stops its live update at its next batch, removes its socket and exits 0. Left to their default, these ended a
-    `watch` at once: warm.sock stayed behind and its last update's line never came. A second signal interrupts
-    at once."""
+    `watch` at once: warm.sock stayed behind and its last update's line never came. A second signal ends the
+    process at once, in one line and exit 130 (cli/abort.py)."""
 
     def handler(signum: int, frame: Optional[FrameType]) -> None:
         if cancel.cancelled:
-            raise KeyboardInterrupt
+            end_now(f"\n{ABORTED_LINE if command in STOP_GENTLY else 'searchapp: aborted'}")  # after a bar
         cancel.cancel()
         if signum == getattr(signal, "SIGHUP", None):
             leave_terminal()

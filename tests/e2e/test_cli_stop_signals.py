@@ -135,6 +135,97 @@ def test_sigterm_cancels_an_index_and_leaves_nothing_held(tmp_path, library):
         pass
 
 
+# `searchapp index ARGV` with one step of the sync waiting on a thread's join that no cancel ends (as the meaning
+# pass waits for a model loaded beside the reading, or a file's reading sits in a slow parser): the first Ctrl+C is
+# noted and the wait goes on, so the second reliably comes in the middle of it
+STUCK = """
+import sys, threading
+import searchapp.library.sync.updates as updates, searchapp.library.sync.words_pass as words_pass
+
+def stuck(*args, **kwargs):
+    print("STUCK", file=sys.stderr, flush=True)
+    waiting = threading.Thread(target=threading.Event().wait, daemon=True)
+    waiting.start()
+    waiting.join()
+
+if sys.argv[1] == "reading":
+    words_pass.extract = stuck
+else:
+    updates.embed_pending = stuck
+from searchapp.cli.main import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("moment", ["reading", "embedding"])
+def test_a_second_ctrl_c_ends_at_once_in_one_line_and_the_library_stays_consistent(tmp_path, library, moment):
+    """A newcomer's second Ctrl+C ("Ctrl+C again to abort") always ended in a Python traceback (up to 190 lines,
+    `raise KeyboardInterrupt` out of a model load's join or a Cancelled being handled) and exit 1. Now: one line,
+    exit 130, whatever the process was in; everything committed before stays, and the stop is said by the next."""
+    from searchapp.base.config import load_config
+    from searchapp.cli.abort import ABORTED_LINE
+    from searchapp.library import Library
+
+    folder = tmp_path / "more"
+    folder.mkdir()
+    (folder / "comet.txt").write_text("A comet crossed the night sky.\n", encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-c", STUCK, moment, "--data-dir", str(library), "index", str(folder)],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen = []
+    for line in proc.stdout:  # bounded: the process prints STUCK, or ends and the loop with it
+        seen.append(line)
+        if "STUCK" in line:
+            os.kill(proc.pid, signal.SIGINT)
+        if "Ctrl+C again to abort" in line:
+            os.kill(proc.pid, signal.SIGINT)
+            break
+    code, out = finish(proc, seen)
+    assert code == 130, out
+    assert "Traceback" not in out and out.rstrip().splitlines()[-1] == ABORTED_LINE, out
+    with Library(load_config(library, env={}, overrides={"models": {"reranker": ""}})) as lib:
+        st = lib.status(fresh_check=True)
+        assert st.consistent, st
+        assert lib.stopped_sync() is not None  # the stop is said by the next status and index
+        found = {Path(h.path).name for h in lib.search("comet OR sourdough", k=5, mode="lexical").hits}
+    # the words of a file whose batch was committed before the abort stay; the one in progress is dropped
+    assert found == ({"bread.txt"} if moment == "reading" else {"bread.txt", "comet.txt"}), found
+
+
+WITH_A_WORKER = """
+import multiprocessing, sys, time
+from searchapp.cli.abort import end_now
+
+if __name__ == "__main__":
+    worker = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(3600,))
+    worker.start()
+    print(worker.pid, flush=True)
+    end_now("searchapp: aborted")
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+def test_ending_at_once_leaves_no_worker_process_behind(tmp_path):
+    """A read-ahead worker (a spawned process waiting for its next group) outlived a process ended with os._exit,
+    for ever: the end kills it first."""
+    script = tmp_path / "with_a_worker.py"
+    script.write_text(WITH_A_WORKER, encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=HANG_GUARD_S)
+    assert proc.returncode == 130 and proc.stderr.strip() == "searchapp: aborted", proc
+    worker = int(proc.stdout)
+    end = time.monotonic() + HANG_GUARD_S  # a hang guard for a failing test: a killed worker ends in a moment
+    while _state(worker) not in ("", "Z") and time.monotonic() < end:
+        time.sleep(0.05)
+    assert _state(worker) in ("", "Z"), _state(worker)  # gone, or ended and not yet reaped by init
+
+
+def _state(pid: int) -> str:
+    """The process's state letter from /proc (Z: ended, not yet reaped), "" once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
 def test_only_the_commands_that_write_wait_for_a_batch_boundary():
     """A search or the window never checks the cancel token: a `kill` must still end it at once."""
     from searchapp.base.progress import CancelToken
