@@ -58,14 +58,15 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
                   between: Optional[Callable[[], bool]] = None, wanted: Optional[Wanted] = None,
                   ready: Optional[Callable[[list[str]], dict[str, np.ndarray]]] = None,
                   later: Sequence[int] = ()) -> int:
-    """Embed every waiting passage; returns how many texts went through the bi-encoder. Raises Cancelled
-    between batches (each finished batch is kept). Progress: stage "embedding", passages of this run, with the
-    library's meaning percentage as the message. `limit`: stop after about that many passages (a sample).
-    `wanted`: files the person is looking at, embedded first (wanted.py); `ready(hashes)`: vectors this process
-    made already for some of those model inputs (a search's, search/meaning_now.py), written without encoding.
-    `between()`: called before each batch; True when another writer had the library meanwhile (sync/handover.py:
-    the lock was handed over and taken back), and then the queue is read again. `later`: files (files.id) whose
-    passages this pass leaves waiting: scans the OCR step rewrites next from its cache (sync/updates.py)."""
+    """Embed every waiting passage; returns how many texts went through the bi-encoder. Raises Cancelled between
+    batches: a batch whose encoding began is finished and kept first (_BatchBegun). Progress: stage "embedding",
+    passages of this run, with the library's meaning percentage as the message. `limit`: stop after about that many
+    passages (a sample). `wanted`: files the person is looking at, embedded first (wanted.py); `ready(hashes)`:
+    vectors this process made already for some of those model inputs (a search's, search/meaning_now.py), written
+    without encoding. `between()`: called before each batch; True when another writer had the library meanwhile
+    (sync/handover.py: the lock was handed over and taken back), and then the queue is read again. `later`: files
+    (files.id) whose passages this pass leaves waiting: scans the OCR step rewrites next from its cache
+    (sync/updates.py)."""
     # This writer's to embed: a shared library's bar read "0/2453", alice-pc's 1,758 waiting passages in it, and
     # stopped at 710 (bob-pc's), then "0/1744" after the OCR step with nothing of its own left
     todo = store.pending_here_count() - (len(store.pending_of_file_ids(later)) if later else 0)
@@ -99,7 +100,8 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
         new = [h for h in inputs if h not in known]
         if new:
             bar = None if progress is None else partial(_batch_progress, progress, done, todo, embedded, total)
-            vectors, bad = _encode(store, encoder, index, new, inputs, cancel, background, bar)
+            token = None if cancel is None else _BatchBegun(cancel)
+            vectors, bad = _encode(store, encoder, index, new, inputs, token, background, bar)
             known.update(vectors)
             encoded += len(new)
         else:
@@ -110,6 +112,32 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
         embedded += filled
         todo = max(todo, done)  # a sync of another process may have added passages meanwhile
         report(progress, "embedding", done, todo, meaning_message(embedded, total))
+
+
+class _BatchBegun(CancelToken):
+    """The cancel token of one batch's encode: a stop stops it only before its first forward (the model still
+    loading, nothing of it encoded); a batch begun is finished, committed, and the pass stops after it. A Ctrl+C
+    that said "stopping after the current batch" threw that batch away (seconds of a small CPU's work), which the
+    bar had counted already. Each look still steps aside for a search (in_flight.YieldingCancel): the encoders
+    look before each forward (BiEncoder.encode, sync_encoder's query path)."""
+
+    def __init__(self, inner: CancelToken) -> None:
+        super().__init__()
+        self.inner = inner
+        self._begun = False
+
+    def cancel(self) -> None:
+        self.inner.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        stop = self.inner.cancelled and not self._begun  # the inner look is a search's turn: always taken
+        self._begun = True
+        return stop
+
+    def check(self) -> None:
+        if self.cancelled:
+            raise Cancelled("cancelled")
 
 
 def _encode(store: Store, encoder: PassageEncoder, index: IndexWriter, new: list[str], inputs: dict[str, str],

@@ -21,17 +21,21 @@ WORDS = "amber basil cedar dune ember fjord garnet heron iris jasper kelp lotus"
 class CountingEncoder:
     """The real tiny encoder, with every text it embeds recorded (per call)."""
 
-    def __init__(self, inner, cancel_after: int | None = None, token: CancelToken | None = None) -> None:
+    def __init__(self, inner, cancel_after: int | None = None, token: CancelToken | None = None,
+                 mid_batch: bool = False) -> None:
         self._inner, self.calls = inner, []
-        self._cancel_after, self._token = cancel_after, token
+        self._cancel_after, self._token, self._mid_batch = cancel_after, token, mid_batch
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
 
     def encode(self, texts, **kw):
         self.calls.append(list(texts))
+        cancelling = self._cancel_after is not None and len(self.calls) >= self._cancel_after
+        if cancelling and self._mid_batch:  # Ctrl+C after the batch's first forward (one text each), mid-batch
+            kw = {**kw, "batch_size": 1, "progress": lambda p: self._token.cancel()}
         out = self._inner.encode(texts, **kw)
-        if self._cancel_after is not None and len(self.calls) >= self._cancel_after:
+        if cancelling:
             self._token.cancel()  # honoured between batches: this batch is still written
         return out
 
@@ -117,11 +121,14 @@ def test_one_sync_runs_both_phases_and_reports_as_before(make_config, tiny_encod
         assert lib.status().vectors == 5
 
 
-def test_cancel_in_phase_2_keeps_done_batches_and_resumes(make_config, tiny_encoder, tmp_path, monkeypatch):
+@pytest.mark.parametrize("mid_batch", [False, True], ids=["between-batches", "mid-batch"])
+def test_cancel_in_phase_2_keeps_done_batches_and_resumes(make_config, tiny_encoder, tmp_path, monkeypatch, mid_batch):
+    """A cancel between batches keeps the batches done; one in the middle of a batch's encoding finishes that batch
+    and keeps it too, as "stopping after the current batch" says (it was thrown away, though the bar counted it)."""
     monkeypatch.setattr(sync_module, "BATCH_CHUNKS", 4)
     folder = make_folder(tmp_path)
     token = CancelToken()
-    enc = CountingEncoder(tiny_encoder, cancel_after=1, token=token)
+    enc = CountingEncoder(tiny_encoder, cancel_after=1, token=token, mid_batch=mid_batch)
     with Library(config(make_config), encoder=enc) as lib:
         with pytest.raises(Cancelled):
             lib.add_folder(folder, cancel=token)
