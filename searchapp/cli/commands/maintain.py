@@ -118,11 +118,10 @@ def cmd_moved(args: argparse.Namespace, config: Config, progress: TerminalProgre
         wait_turn(lib, args, cancel)
         try:
             moved = follow_move(lib, old, new, progress, cancel)
-        except Cancelled:
+        except Cancelled:  # one line, this one: main's "cancelled; nothing half-written was kept" came after it
             progress.close()
-            print(f"searchapp: stopped: {printable(old)} is still in the library, nothing lost; `searchapp moved "
-                  f"{printable(old)} {printable(new)}` again goes on where this stopped", file=sys.stderr)
-            raise
+            print(f"searchapp: {stopped_move_text(old, new, new in lib.roots())}", file=sys.stderr)
+            return Cancelled.exit_code
     progress.close()
     undo = ("" if moved.no_undo is not None else f"; `searchapp undo` undoes the move within {UNDO_SECONDS:.0f} s"
             if moved.added else f"; `searchapp undo` puts {printable(old)} back within {UNDO_SECONDS:.0f} s")
@@ -130,6 +129,15 @@ def cmd_moved(args: argparse.Namespace, config: Config, progress: TerminalProgre
     for note in ([f"{moved.no_undo}"] if moved.no_undo else []) + moved.notes + moved.report.notes:
         print(f"searchapp: note: {printable(note)}", file=sys.stderr)
     return 0
+
+
+def stopped_move_text(old: str, new: str, new_held: bool) -> str:
+    """What a move stopped halfway (Ctrl+C, a `kill`) left; `new_held`: NEW is a folder of the library now, with the
+    files read so far (status marks it: an empty folder beside OLD MISSING, said by nothing, puzzled a newcomer)."""
+    again = f"`searchapp moved {printable(old)} {printable(new)}` again goes on where this stopped"
+    held = (f"{printable(new)} is in it too, with the files read so far (`searchapp status` marks it); "
+            if new_held else "")
+    return f"stopped: {printable(old)} is still in the library, nothing lost; {held}{again}"
 
 
 def cmd_reindex(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:

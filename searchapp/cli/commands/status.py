@@ -81,7 +81,9 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     for r in st.roots:
         say(f"  {printable(display_path(r.path))}: {folder_counts(r.files, r.members, r.chunks)}"
             + (f"  [MISSING: {printable(r.reason)}; kept and searchable. {printable(missing_advice(r.path))}]"
-               if r.missing else ""))
+               if r.missing else "")
+            + (f"  [a move here from {printable(r.moving_from)} stopped halfway: `searchapp moved "
+               f"{printable(r.moving_from)} {printable(r.path)}` goes on]" if r.moving_from else ""))
     if not st.roots:
         say("  (no folders yet: `searchapp index PATH`)")
     # The files a person has, and apart what was read out of their archives and mail (decision 0163)

@@ -6,6 +6,7 @@ Built from the store and the vector index only: no model is loaded and torch is 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Protocol, TypedDict
 
 import numpy as np
@@ -20,6 +21,7 @@ from ...store import Store
 from ...store.ledger import cut_entries, excluded_by_rule, problem_files_in_state, state_counts
 from ...store.rows import RootRow
 from ...store.shelf import SHELF_DAYS
+from ..resources.undo_file import moves_halfway
 from ..search.result import writer_embeds  # meaning_note's `who`: what a search beside it says too
 from ..sync.meaning_pass import meaning_percent, meaning_progress
 from ..sync.meaning_rate import left_note, meaning_left_s, remembered_rate
@@ -55,6 +57,8 @@ class RootStatus:
     not_document_types: dict[str, int] = field(default_factory=dict)
     left_out_by_rules: dict[str, int] = field(default_factory=dict)
     folders_left_out: dict[str, int] = field(default_factory=dict)  # by rule: not walked, their files not met
+    # OLD, where `searchapp moved OLD` (to this folder) stopped halfway: the same move again goes on (sync/moved.py)
+    moving_from: Optional[str] = None
 
 
 CUT_SHOWN = 20  # entries cut by the text caps named by `status` (the rest counted)
@@ -363,7 +367,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     from ...models.device_summary import describe_device  # no torch without CUDA
 
     rows = db.roots()
-    roots = [_root_status(db, r) for r in rows]
+    halfway = moves_halfway(Path(data_dir), [r.path for r in rows])
+    roots = [_root_status(db, r, halfway.get(r.path)) for r in rows]
     embedded, chunks = meaning_progress(db)
     meta = db.meta()
     keep = library_keep(config.models.pooling, meta, bool(embedded or chunks))
@@ -461,16 +466,17 @@ def _passage_path(config: Config, identity: Optional[ModelIdentity]) -> str:
     return f"{path}; up to {LEAN_PASSAGES} waiting: the query path, without loading torch"
 
 
-def _root_status(db: Store, r: RootRow) -> RootStatus:
+def _root_status(db: Store, r: RootRow, moving_from: Optional[str] = None) -> RootStatus:
     """One folder as `status` shows it: its counts (files and members apart: decision 0163; the files never opened:
-    decision 0180), whether it is missing."""
+    decision 0180), whether it is missing, where a move to it stopped halfway from."""
     counts = db.root_counts(r.id)
     gone = root_missing(db, r)
     met = met_unopened(db, r.id)
     return RootStatus(r.path, counts.files, counts.passages, r.last_sync, missing=gone is not None,
                       state="missing" if gone else "ok", reason=gone, members=counts.members,
                       not_documents=sum(met["not_documents"].values()), not_document_types=met["not_documents"],
-                      left_out_by_rules=met["left_out_by_rules"], folders_left_out=met["folders_left_out"])
+                      left_out_by_rules=met["left_out_by_rules"], folders_left_out=met["folders_left_out"],
+                      moving_from=moving_from)
 
 
 def _summed(counts: Iterable[Mapping[str, int]]) -> dict[str, int]:

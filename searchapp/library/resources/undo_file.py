@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ...store import Store
 
 __all__ = ["UNDO_SECONDS", "FILE_NAME", "remove_undoable", "undo_last_remove", "drop_expired", "remember_move",
-           "moved_to", "note_move_begun", "move_was_begun", "forget_move_begun"]
+           "moved_to", "note_move_begun", "move_was_begun", "forget_move_begun", "moves_halfway"]
 
 UNDO_SECONDS = 60.0  # as the window's Undo (gui/undo_remove.py)
 FILE_NAME = "undo-remove.sqlite"
@@ -73,6 +73,13 @@ def note_move_begun(data_dir: Path, old: str, new: str) -> None:
 def move_was_begun(data_dir: Path, old: str, new: str) -> bool:
     """Whether an earlier try of the move `old` -> `new`, stopped halfway, added `new` (note_move_begun)."""
     return _begun(data_dir).get(new) == old
+
+
+def moves_halfway(data_dir: Path, roots: list[str]) -> dict[str, str]:
+    """{NEW: OLD} of the moves stopped halfway: each added NEW and both are folders of the library (`roots`) now,
+    NEW with what was read of it so far (an empty folder beside OLD, unexplained, after a Ctrl+C: a newcomer)."""
+    held = set(roots)
+    return {new: old for new, old in _begun(data_dir).items() if new in held and old in held}
 
 
 def forget_move_begun(data_dir: Path, new: str) -> None:

@@ -118,7 +118,10 @@ def test_a_stop_during_the_sync_keeps_the_old_place_and_the_move_goes_on_later(t
     with pytest.raises(Cancelled):
         follow_move(tiny_library, str(old), str(new), press_cancel, token)
     assert str(old) in tiny_library.roots()  # not removed: its meaning is all there still
-    assert [r.files for r in tiny_library.status().roots if r.path == str(old)] == [3]
+    roots = {r.path: r for r in tiny_library.status().roots}
+    assert roots[str(old)].files == 3
+    # NEW, in the library with what was read of it, says why (an empty folder beside OLD, unexplained: a newcomer)
+    assert roots[str(new)].moving_from == str(old) and roots[str(old)].moving_from is None
 
     moved = follow_move(tiny_library, str(old), str(new))  # the same move again finishes it
     assert moved.report.chunks_embedded == 0 and tiny_library.roots() == [str(new)]
@@ -168,6 +171,35 @@ def test_cli_moved_reuses_the_meaning_and_undo_puts_the_old_place_back(tiny_cli,
     assert [r["path"] for r in st["roots"]] == [str(old)]
     code, _, err = cli(capsys, "--data-dir", data, "undo")  # one Undo per Remove: said as such
     assert code == 1 and "puts back the last folder removed, once, within a minute" in err
+
+
+def test_cli_a_stopped_move_says_so_in_one_line_and_status_marks_the_new_place(tiny_cli, tmp_path, capsys,
+                                                                               monkeypatch):
+    """A newcomer's Ctrl+C during `moved` printed "stopped: OLD is still in the library, nothing lost" and then
+    "cancelled; nothing half-written was kept", and `status` listed NEW, nearly empty, with no word of why."""
+    from searchapp.library.sync import moved as moved_module
+
+    data = str(tmp_path / "lib")
+    old = make_notes(tmp_path / "Documents")
+    assert cli(capsys, "--data-dir", data, "index", str(old))[0] == 0
+    new = tmp_path / "Docs"
+    old.rename(new)
+
+    def stopped_at_once(lib, old_, new_, progress, cancel):  # Ctrl+C as soon as the sync reports anything
+        return follow_move(lib, old_, new_, lambda p: cancel.cancel(), cancel)
+
+    with monkeypatch.context() as m:
+        m.setattr(moved_module, "follow_move", stopped_at_once)
+        code, out, err = cli(capsys, "--data-dir", data, "moved", str(old), str(new))
+    again = f"`searchapp moved {old} {new}`"
+    assert code == 130 and out == "" and err.splitlines() == [
+        f"searchapp: stopped: {old} is still in the library, nothing lost; {new} is in it too, with the files read "
+        f"so far (`searchapp status` marks it); {again} again goes on where this stopped"], err
+    out = cli(capsys, "--data-dir", data, "status")[1]
+    assert f"{new}: " in out and f"[a move here from {old} stopped halfway: {again} goes on]" in out, out
+    assert cli(capsys, "--data-dir", data, "moved", str(old), str(new))[0] == 0
+    out = cli(capsys, "--data-dir", data, "status")[1]
+    assert "stopped halfway" not in out and str(old) not in out, out
 
 
 def test_every_line_about_a_renamed_folder_says_moved_first_then_remove(tiny_cli, tmp_path, capsys, monkeypatch):
