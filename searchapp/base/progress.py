@@ -29,6 +29,9 @@ class Progress:
     # known (a report outside a sync). library/sync/steps.py numbers them.
     step: int = 0
     steps: int = 0
+    # More than `steps` where the count is not known yet: up to this many ("Step 2 of 3 or 4": scans may wait for
+    # OCR, known once every file is read). A count said as 3 that became 4 mid-sync read as a new job (a newcomer).
+    steps_max: int = 0
     # The file being read when it has taken a while ("big-scan.pdf, 40 s"): a 400-page scan read for minutes
     # looked like a hang. Empty otherwise. library/sync/slow_read.py says it.
     slow: str = ""
@@ -38,10 +41,13 @@ ProgressFn = Callable[[Progress], None]
 
 
 def step_text(p: Progress, short: bool = False) -> str:
-    """"Step 2 of 3", as the window's strip and the command line's bar both say it ("" where no step is known);
-    `short`: "[2/3]", for a terminal too narrow for the rest of the bar beside the long one."""
+    """"Step 2 of 3", as the window's strip and the command line's bar both say it ("" where no step is known),
+    "Step 2 of 3 or 4" while the count is open; `short`: "[2/3]" and "[2/3-4]", for a terminal too narrow for the
+    rest of the bar beside the long one."""
     if not p.step:
         return ""
+    if p.steps_max > p.steps:
+        return f"[{p.step}/{p.steps}-{p.steps_max}]" if short else f"Step {p.step} of {p.steps} or {p.steps_max}"
     return f"[{p.step}/{p.steps}]" if short else f"Step {p.step} of {p.steps}"
 
 

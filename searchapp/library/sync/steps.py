@@ -6,7 +6,9 @@ Each folder of a sync is scanned and read in turn (steps 1 and 2 again for the n
 "Pictures, 2 of 4"); the meaning of every file is embedded after all are read, and OCR comes last: the meaning of
 the text OCR finds is part of the OCR step, never a step back. Whether an OCR step comes is known once the files
 are read (`read`: scans wait for it, found now or left by an earlier sync), and asked only then (a look at every
-file's row). So the count grows at most once, when the reading ends, and never for a sync without scans.
+file's row). Until then, where OCR is on, the count is said open ("Step 2 of 3 or 4"), never as a number that
+grows: "[2/3] reading files" followed by "[3/4] embedding" read as a new job (a newcomer). Once the files are read
+it is exact, and never for a sync without scans does an OCR step come.
 """
 
 from __future__ import annotations
@@ -30,10 +32,11 @@ def ocr_ahead(p: Progress, embed: bool = True) -> bool:
 
 class Steps:
     """Numbers the reports of one sync; `embed`: whether it embeds (not --words-only); `ocr`: whether an OCR step
-    is counted from the start."""
+    is counted from the start; `ocr_may`: whether one may still come (OCR is on), said until `read`."""
 
-    def __init__(self, embed: bool, ocr: bool) -> None:
+    def __init__(self, embed: bool, ocr: bool, ocr_may: bool = False) -> None:
         self.embed, self.ocr = embed, ocr
+        self.open = ocr_may and not ocr  # the count may still grow by the OCR step
         self.step = 0  # the step under way (0 before the first report)
 
     @property
@@ -41,8 +44,8 @@ class Steps:
         return 2 + self.embed + self.ocr
 
     def read(self, ocr: bool) -> None:
-        """Every folder is read: whether scans wait for the OCR step now."""
-        self.ocr = ocr
+        """Every folder is read: whether scans wait for the OCR step now. The count is exact from here."""
+        self.ocr, self.open = ocr, False
 
     def number(self, p: Progress) -> Progress:
         """`p` with its step and the count; a stage of no step of its own (a wait, saving) keeps the step under
@@ -53,7 +56,8 @@ class Steps:
             self.step = step if p.stage in _READING else max(self.step, step)
         if not self.step:
             return p
-        return dataclasses.replace(p, step=self.step, steps=max(self.count, self.step))
+        steps = max(self.count, self.step)
+        return dataclasses.replace(p, step=self.step, steps=steps, steps_max=steps + 1 if self.open else 0)
 
     def _step_of(self, stage: str) -> Optional[int]:
         if stage in _READING:

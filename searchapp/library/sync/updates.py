@@ -159,7 +159,7 @@ class Updates:
         lower_thread_priority()  # background work: searches (this process's or another's) go first
         if self.searches is not None:  # and at each point it may stop, it waits while a search runs
             cancel = YieldingCancel(cancel, self.searches)
-        steps = Steps(embed, ocr=False)  # whether scans wait for OCR is asked once the files are read
+        steps = Steps(embed, ocr=False, ocr_may=self.config.scan.ocr)  # OCR waiting or not: asked once files are read
         progress, mark = self._marked(steps.watching(progress), handed is None)
         progress = rate = RememberRate(self.store, progress)  # this machine's embedding rate, for status and the window
         self.store.sync_mark = self.store.last_chunk_id()  # what this sync writes and deletes again is counted once

@@ -7,29 +7,36 @@ from __future__ import annotations
 
 import pytest
 
-from searchapp.base.progress import Progress
+from searchapp.base.progress import Progress, step_text
 from searchapp.library.sync.slow_read import SlowRead
 from searchapp.library.sync.steps import Steps
 
 
-@pytest.mark.parametrize("embed, stages, steps", [
-    # two folders, each scanned and read (named beside: "Pictures, 2 of 4"); scans found while reading: the count
-    # grows once, when the reading ends; the meaning of OCR's text is the OCR step's, never a step back
-    (True, ["scanning", "extracting", "scanning", "extracting", "READ+OCR", "searchable", "loading", "embedding",
-            "ocr", "embedding", "saving"],
-     [(1, 3), (2, 3), (1, 3), (2, 3), (3, 4), (3, 4), (3, 4), (4, 4), (4, 4), (4, 4)]),
-    (False, ["scanning", "extracting", "READ", "saving"], [(1, 2), (2, 2), (2, 2)]),  # --words-only: two steps
+@pytest.mark.parametrize("embed, ocr_may, stages, steps", [
+    # two folders, each scanned and read (named beside: "Pictures, 2 of 4"); scans found while reading: the count,
+    # open until the reading ends ("of 3 or 4": it read "of 3", then "of 4", as a new job to a newcomer), is exact
+    # from then on; the meaning of OCR's text is the OCR step's, never a step back
+    (True, True, ["scanning", "extracting", "scanning", "extracting", "READ+OCR", "searchable", "loading",
+                  "embedding", "ocr", "embedding", "saving"],
+     ["1 of 3 or 4", "2 of 3 or 4", "1 of 3 or 4", "2 of 3 or 4", "3 of 4", "3 of 4", "3 of 4", "4 of 4", "4 of 4",
+      "4 of 4"]),
+    (True, True, ["scanning", "extracting", "READ", "embedding", "saving"],  # no scans: no OCR step
+     ["1 of 3 or 4", "2 of 3 or 4", "3 of 3", "3 of 3"]),
+    (True, False, ["scanning", "extracting", "READ", "embedding"], ["1 of 3", "2 of 3", "3 of 3"]),  # OCR off
+    (False, True, ["scanning", "extracting", "READ", "saving"], ["1 of 2 or 3", "2 of 2 or 3", "2 of 2"]),  # words only
 ])
-def test_each_report_says_its_step_of_how_many(embed, stages, steps):
-    numbered = Steps(embed, ocr=False)
+def test_each_report_says_its_step_of_how_many(embed, ocr_may, stages, steps):
+    numbered = Steps(embed, ocr=False, ocr_may=ocr_may)
     told = []
     for stage in stages:
         if stage.startswith("READ"):
             numbered.read(ocr=stage.endswith("OCR"))
             continue
-        p = numbered.number(Progress(stage, 1, 10))
-        told.append((p.step, p.steps))
+        told.append(step_text(numbered.number(Progress(stage, 1, 10))).removeprefix("Step "))
     assert told == steps
+    # an 80-column terminal's bar says the open count in short too
+    reading = Steps(True, ocr=False, ocr_may=True).number(Progress("extracting", 1, 10))
+    assert step_text(reading, short=True) == "[2/3-4]"
 
 
 def test_a_file_read_for_long_is_named_with_its_seconds_until_the_next_report():
