@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from typing import Iterable, Optional
+from typing import Collection, Iterable, Optional
 
-__all__ = ["Excluder"]
+from .fsnames import is_within
+
+__all__ = ["Excluder", "in_scope"]
 
 
 class Excluder:
@@ -48,3 +50,18 @@ class Excluder:
             found = self.pattern_of(current, os.path.basename(current)) or found
             current = os.path.dirname(current)
         return found
+
+
+def in_scope(root: str, path: str, skip_dirs: Collection[str], exclude: Collection[str] = ()) -> bool:
+    """Whether `path` belongs to `root` as a full scan would see it: under it, and not inside a hidden, skipped or
+    excluded folder (a watcher reports changes in .git/ too; a link's target is indexed at its own path only where
+    its folder's scan reaches it: ingest/scan.py)."""
+    root, path = os.path.abspath(root), os.path.abspath(path)
+    if path == root:
+        return True
+    if not is_within(path, root):
+        return False
+    parts = os.path.relpath(path, root).split(os.sep)
+    if any(p.startswith(".") or p in skip_dirs for p in parts):
+        return False
+    return not (exclude and Excluder(exclude).under(root, path))

@@ -18,13 +18,13 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 from ..base.config import ScanConfig
 from ..base.entry_dates import clamped_ns
 from ..base.progress import CancelToken, ProgressFn, report
 from ..base.types import SkippedFile
-from .exclude import Excluder
+from .exclude import Excluder, in_scope
 from .fsnames import is_within
 from .generated import generated_reason
 from .secrets import named_secret, secret_pattern
@@ -33,7 +33,7 @@ from .ocr.images import image_suffixes  # read by the sync's OCR step
 from .extractors.sniff import KNOWN_BINARY_SUFFIXES
 
 __all__ = ["ScannedFile", "ScanResult", "scan", "PROGRESS_EVERY", "CHECK_AGAIN", "RACY_NS", "CTIME_IS_CHANGE",
-           "now_ns"]
+           "now_ns", "LINKED"]
 
 PROGRESS_EVERY = 500  # entries between progress reports / cancel checks
 
@@ -50,6 +50,10 @@ CTIME_IS_CHANGE = os.name != "nt"
 
 
 CHECK_AGAIN = 0  # ctime_ns of a file listed within RACY_NS of its last change: read (hashed) again next time
+
+# The rule word of a link left out because what it points to is indexed at its own path (decision 0192): an
+# `excluded` entry, as a secret is, so the reason begins with it ("link: to /x/b, indexed at its own path").
+LINKED = "link"
 
 
 def now_ns() -> int:
@@ -98,10 +102,15 @@ def _why(exc: OSError) -> str:
 
 class _Walker:
     def __init__(self, config: ScanConfig, progress: Optional[ProgressFn], cancel: Optional[CancelToken],
-                 within: Optional[Path] = None, leave_out: Optional[Path] = None) -> None:
+                 within: Optional[Path] = None, leave_out: Optional[Path] = None, indexed: Sequence[str] = ()) -> None:
         self.config = config
         self.left_out = _folder_key(leave_out)
         self.within = os.path.realpath(within) if within is not None else None
+        self.within_named = os.path.abspath(within) if within is not None else None
+        # (real path, path as the library names it) of every indexed folder, the innermost first: a link whose
+        # target one of them reaches at its own path is not followed (link_refusal), whichever scan meets it
+        self.indexed = _places(indexed)
+        self.places = self.indexed  # and the folder being walked (run)
         self.progress = progress
         self.cancel = cancel
         self.suffixes = supported_suffixes() | (image_suffixes() if config.ocr else frozenset())
@@ -121,6 +130,7 @@ class _Walker:
         self.linked: list[tuple[str, tuple[int, int]]] = []
         self.seen = 0
         self.root_real = ""  # realpath of the root being walked: links may not lead out of it (by default)
+        self.root_named = ""  # the root being walked, as named (absolute)
         self.started_ns = now_ns()  # file times are the wall clock's (change_mark)
 
     def skip(self, path: str, reason: str, status: str = "skipped") -> None:
@@ -251,20 +261,62 @@ class _Walker:
                     if entry.is_symlink():
                         refused = self.link_refusal(path, directory, st)
                         if refused:
-                            self.skip(path, refused)
+                            self.skip(path, *refused)
                             continue
                     self.consider(path, st, via_link=entry.is_symlink())
         except OSError as exc:
             self.skip(directory, f"unreadable folder: {_why(exc)}", "failed")
 
-    def link_refusal(self, path: str, directory: str, st: os.stat_result) -> Optional[str]:
-        """Why a (followed, existing) symlink is not walked: it points at a folder holding the link (a loop,
-        e.g. `a -> ..`), or out of the indexed folder while [scan] follow_symlinks_out is off."""
+    def link_refusal(self, path: str, directory: str, st: os.stat_result) -> Optional[tuple[str, str]]:
+        """(reason, status) when a (followed, existing) symlink is not walked: it points at a folder holding the
+        link (a loop, e.g. `a -> ..`); at a file or folder an indexed folder's scan reaches at its own path (this
+        folder's or another's: indexed there, so never a second time under the link's name, whichever scan meets
+        the link: decision 0192); or out of the indexed folder while [scan] follow_symlinks_out is off."""
         target = os.path.realpath(path)
         if stat.S_ISDIR(st.st_mode) and is_within(os.path.realpath(directory), target):
-            return "symlink loop"
+            return "symlink loop", "skipped"
+        at = self.indexed_at(target)
+        if at is not None:
+            named, folder = at
+            where = "" if folder == self.root_named else f" in the indexed folder {folder}"
+            return f"{LINKED}: to {named}, indexed at its own path{where}", "excluded"
         if not self.config.follow_symlinks_out and not is_within(target, self.root_real):
-            return f"symlink to {target}, outside the indexed folder ([scan] follow_symlinks_out is off)"
+            return f"symlink to {target}, outside the indexed folder ([scan] follow_symlinks_out is off)", "skipped"
+        return None
+
+    def indexed_at(self, target: str) -> Optional[tuple[str, str]]:
+        """(`target` as the library names it, the indexed folder that holds it) for a link's real `target`, when
+        that folder's own scan reaches it there; None when none does (outside them all, or in a hidden, skipped or
+        excluded folder of one: then the link is its only way in)."""
+        for real, folder in self.places:
+            if is_within(target, real):
+                named = folder if target == real else os.path.join(folder, os.path.relpath(target, real))
+                if in_scope(folder, named, self.config.skip_dirs, self.config.exclude):
+                    return named, folder
+        return None
+
+    def link_on_the_way(self, path: str) -> Optional[tuple[str, str, str]]:
+        """(link, reason, status) for the first link between the indexed folder (`within`) and `path`, itself
+        included, that a full scan of the folder would not follow; None when there is none. A scoped sync (`index
+        SUBFOLDER`, a watcher's changes) decides as the full sync does: it followed `a/b-link -> ../b` into a second
+        copy of b that the next full sync removed, for ever."""
+        assert self.within_named is not None
+        if not is_within(path, self.within_named) or path == self.within_named:
+            return None
+        current = self.within_named
+        for part in os.path.relpath(path, self.within_named).split(os.sep):
+            directory, current = current, os.path.join(current, part)
+            if not os.path.islink(current):
+                continue
+            if not self.config.follow_symlinks:
+                return current, "symlink (following symlinks is off)", "skipped"
+            try:
+                st = os.stat(current)
+            except OSError:
+                return None  # broken or a loop: add_root says so
+            refused = self.link_refusal(current, directory, st)
+            if refused:
+                return (current, *refused)
         return None
 
     def next_dir(self) -> Optional[str]:
@@ -286,15 +338,15 @@ class _Walker:
             self.cancel.check()
         for root in roots:
             self.root_real = self.within or os.path.realpath(root)
-            if self.within and os.path.islink(root):  # a changed path under an indexed folder, not a new root
-                try:
-                    refused = self.link_refusal(os.path.abspath(root), os.path.dirname(os.path.abspath(root)),
-                                                os.stat(root))
-                except OSError:
-                    refused = None  # add_root reports it
-                if refused:
-                    self.skip(os.path.abspath(root), refused)
-                    continue
+            self.root_named = self.within_named or os.path.abspath(root)
+            self.places = _places([self.root_named], self.indexed)
+            if self.within_named is not None:  # a changed path under an indexed folder, not a new root
+                refused = self.link_on_the_way(os.path.abspath(root))
+                if refused is not None:
+                    link, reason, status = refused
+                    if link == os.path.abspath(root):  # the link itself, as the full scan lists it
+                        self.skip(link, reason, status)
+                    continue  # a path through it: not there for a full scan (its entries go as gone)
             self.add_root(root)
             while (directory := self.next_dir()) is not None:
                 self.walk_dir(directory)
@@ -302,6 +354,13 @@ class _Walker:
         files = sorted(self.files.values(), key=lambda f: f.path)
         return ScanResult(files, self.skipped, self.skipped_dirs, self.not_documents, self.left_out_by_rules,
                           self.folders_left_out)
+
+
+def _places(folders: Iterable[str], more: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+    """(real path, absolute path) of `folders`, with `more` such pairs, the innermost first (indexed_at)."""
+    named = {os.path.abspath(f): os.path.realpath(f) for f in folders}
+    pairs = dict.fromkeys([*((real, f) for f, real in named.items()), *more])
+    return sorted(pairs, key=lambda pair: -len(pair[0]))
 
 
 def _folder_key(path: Optional[Path]) -> Optional[tuple[int, int]]:
@@ -323,6 +382,7 @@ def scan(
     cancel: Optional[CancelToken] = None,
     within: Optional[Path] = None,
     leave_out: Optional[Path] = None,
+    indexed: Sequence[str] = (),
 ) -> ScanResult:
     """Files under `roots` (folders or single files) that may hold text (any name but a known binary
     type: extraction decides by content), plus every skip with its reason.
@@ -332,6 +392,8 @@ def scan(
     (or out of `within`, the indexed folder, when `roots` are paths under it) unless
     `config.follow_symlinks_out`; a symlink to a folder holding it (a loop) is never walked. `leave_out`: a folder
     never walked (the library's data dir, when it lies inside an indexed folder: its SQLite journal, vectors and
-    lock files were indexed as documents, and rewritten by every sync).
+    lock files were indexed as documents, and rewritten by every sync). `indexed`: the library's folders (as on
+    disk): a link to what one of them (or the folder walked) reaches at its own path is never followed, but listed
+    as `excluded` (LINKED: one file, one path, however it is synced; decision 0192).
     """
-    return _Walker(config, progress, cancel, within, leave_out).run(roots)
+    return _Walker(config, progress, cancel, within, leave_out, indexed).run(roots)

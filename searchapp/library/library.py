@@ -48,7 +48,7 @@ from .search.result import (LISTING, LOADING, LOADING_NOTICE, MEANING, PLACE, RE
 from .query.prepared import prepare_query
 from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
 from .sync.contract import StoppedSync, SyncReport
-from .sync.roots import readable_to_add
+from .sync.roots import named_in_library, places_to_add
 from .sync.updates import Updates
 from .sync.wanted import Wanted
 
@@ -214,12 +214,12 @@ class Library(WatchAndServe):
                     cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
         """Index folders or files in one sync (`index A B`: a file moved from A to B is said once and keeps its
         meaning); each is checked before anything is written."""
-        # `index A A` is one root; a name that is not UTF-8 is stored as every name is (base/stored_names.py)
-        roots = list(dict.fromkeys(stored_name(os.path.abspath(os.path.expanduser(os.fspath(p)))) for p in paths))
-        for root in roots:
-            readable_to_add(self.store, root)
+        # `index A A` is one root; a name that is not UTF-8 is stored as every name is (base/stored_names.py); a
+        # path through a link is where it really is (sync/roots.py library_place, decision 0192)
+        roots, notes = places_to_add(self.store, paths)
         with self._writing() as updates:
             rep, new_roots = updates.add_folders(roots, progress, cancel, embed)
+        rep.notes[:0] = notes
         if self._watcher is not None:
             for root in new_roots:
                 self._watcher.add_root(root, caught_up=True)  # just synced whole
@@ -406,6 +406,8 @@ class Library(WatchAndServe):
         without a vector follow, found by the source's words (similar_words.py, decision 0159)."""
         from .search.similar import find_similar
 
+        # typed through a link: the file where it really is (decision 0192)
+        path = named_in_library(key_of(path), [r.path for r in self.reader().roots()])
         index = self._fresh()  # searched with its default ef (index.ef_search)
         pending = self.reader().pending_count()
         # A file without vectors is embedded for this answer, within a search's budget (decision 0139).

@@ -253,13 +253,14 @@ class SharedLibrary:
         """Index folders or files in one sync (a file moved between two of them said once, its meaning kept, as
         Library.add_folders); each is checked before anything is written. A folder another machine indexes
         already, the very files, is refused (HeldElsewhere, exit 2) unless `also` (shared_paths.same_folder)."""
-        from .sync.roots import absorb_nested, readable_to_add
+        from .sync.roots import absorb_nested, places_to_add
 
         self._refuse_outdated()
         self._refuse_name_clash()
-        roots = list(dict.fromkeys(stored_name(os.path.abspath(os.path.expanduser(os.fspath(p)))) for p in paths))
+        # inside this machine's folders through links, where they really are (decision 0192); a new one as typed: the
+        # path map names another machine's folders where this one mounts them (a link, often)
+        roots, notes = places_to_add(self._as_store, paths, new_as_typed=True)
         for root in roots:
-            readable_to_add(self._as_store, root)
             if not also and self.store.root_by_path(root) is None:
                 why = shared_paths.same_folder(self.store, self.paths, root, int(self.config.scan.max_file_mb * 2**20))
                 if why is not None:
@@ -284,6 +285,7 @@ class SharedLibrary:
             report = self._sync(synced, progress, cancel, embed)
         for root in (r for r in new if r in synced):  # said once, when added: a later sync was the person's choice
             report.notes += shared_paths.held_elsewhere(self.store, self.paths, root)
+        report.notes[:0] = notes
         return report
 
     def refuse_others(self, folder: str, does: str) -> None:

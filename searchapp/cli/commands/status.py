@@ -212,8 +212,9 @@ def cmd_explain(args: argparse.Namespace, config: Config, progress: TerminalProg
     with _library(config, create=False) as lib:
         info = lib.explain(args.path)
     # A path the library holds no entry for is an error (exit 1) after what explain found out: a script
-    # asking about /nonexistent must not read "0" as "known".
-    code = 0 if info["known"] else 1
+    # asking about /nonexistent must not read "0" as "known"; so is an entry whose file was deleted since the last
+    # sync (what the library holds of it is gone from disk). One changed since is known: found by its older text.
+    code = 0 if info["known"] and info.get("on_disk") != "deleted" else 1
     if args.text and info["known"] and info["passages"]:
         code = _whole_text(info, config)
     elif args.text and info["known"]:  # skipped, failed, waiting for OCR, a folder: its state says why
@@ -224,6 +225,8 @@ def cmd_explain(args: argparse.Namespace, config: Config, progress: TerminalProg
             _not_in_library(info)
         return code
     print(f"path: {printable(info['shown_as'])}")
+    if info.get("reached_as"):  # typed through a link: the library names it where it is
+        print(f"  reached as: {printable(info['reached_as'])} (through a link)")
     if info["member"]:
         print(f"  member of: {printable(display_path(info['container']))}")
     folder = printable(display_path(info["folder"])) if info["folder"] else "(none: not under any indexed folder)"
@@ -231,6 +234,8 @@ def cmd_explain(args: argparse.Namespace, config: Config, progress: TerminalProg
     if info.get("indexed_path") not in (None, info["path"]):  # a shared library's, mounted here by library.path_map
         print(f"  indexed by: {printable(info['machine'])}, as {printable(info['indexed_path'])}")
     print(f"  state: {info['state']}" + (f" ({printable(info['reason'])})" if info["reason"] else ""))
+    if info.get("on_disk") not in (None, "as_read"):  # the file now, beside what the last sync read
+        print(f"  on disk: {printable(info['on_disk_note'])}")
     if info["rule"]:
         print(f"  rule: {printable(info['rule'])}")
     if info["kind"]:

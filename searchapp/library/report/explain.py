@@ -24,7 +24,8 @@ from ...store import Store
 from ...store.rows import FileRow
 from ...store.ledger import STATES, entry_notes, entry_state, entry_text, entry_vectors
 from ..members.names import members_like, members_said
-from ..sync.roots import owning_root
+from ..sync.roots import named_in_library, owning_root
+from .on_disk import moved_to, since_sync
 from .status import scanned_counts
 
 __all__ = ["explain", "entry_fields", "STATES"]
@@ -70,8 +71,8 @@ def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
             return "skipped", f'image "{suffix}": read only by OCR, which is off ([scan] ocr = false)'
     try:
         size = os.stat(on_disk).st_size
-    except OSError as exc:
-        return "missing", f"cannot read: {exc.strerror or exc}"
+    except OSError:
+        return None  # no rule of [scan]: explain says what is on disk (on_disk.py)
     if size > scan.max_file_mb * 2**20:
         return "skipped", f"too large ({size / 2**20:.1f} MB > {scan.max_file_mb:g} MB, [scan] max_file_mb)"
     return None
@@ -88,14 +89,18 @@ def _size(path: str) -> int:
 def explain(config: Config, store: Store, path: str, owner: Optional[str] = None) -> dict[str, Any]:
     """Everything the library knows and would decide about `path` (see the module doc), as plain data. `owner`:
     on a shared library, the machine whose entry is meant (library/shared_paths.py)."""
-    key = key_of(path)
-    container, member = split_member(key)
     roots = [r.path for r in store.roots()]
+    typed = key_of(path)
+    key = named_in_library(typed, roots)  # typed through a link: the entry is named where it really is
+    container, member = split_member(key)
     root = owning_root(container, roots)
     out: dict[str, Any] = {"path": key, "shown_as": display_path(key), "container": container if member else None,
                  "member": member, "folder": root, "state": None, "reason": None, "rule": None,
                  "kind": None, "passages": 0, "vectors": 0, "text": "", "date": None, "notes": [],
-                 "known": False, **path_bytes(key)}  # known: the library holds an entry for it (indexed, ...)
+                 "known": False, "on_disk": None, "on_disk_note": None, "moved_to": None,
+                 **path_bytes(key)}  # known: the library holds an entry for it (indexed, ...)
+    if key != typed:
+        out["reached_as"] = display_path(typed)
     if root is None:
         out.update(state="outside", reason="not under any indexed folder (`searchapp index FOLDER` adds one)")
         return out
@@ -115,6 +120,8 @@ def explain(config: Config, store: Store, path: str, owner: Optional[str] = None
     if row is None:
         if rule is not None:
             out.update(state=rule[0], reason=rule[1])
+        elif (moved := moved_to(store, key)) is not None:  # a sync found it renamed: said where it went
+            out.update(state="missing", reason=moved[1], moved_to=display_path(moved[0]))
         elif member is not None:
             out.update(state="missing", reason="not a member of its container as last read (or not synced yet)")
         elif not os.path.lexists(disk_path(container)):
@@ -125,6 +132,10 @@ def explain(config: Config, store: Store, path: str, owner: Optional[str] = None
             out.update(state="not_synced", reason="not indexed yet: `searchapp index` reads it")
         return out
     out.update(entry_fields(store, row))
+    read = row[1] if member is None else store.file_by_path(container)  # a member's file is its container
+    now = since_sync(read) if read is not None else None
+    if now is not None:  # this machine's entry: what is on disk now beside what the last sync read
+        out.update(on_disk=now[0], on_disk_note=now[1])
     return out
 
 

@@ -34,6 +34,7 @@ from ...ann import VectorIndex
 from ...base.errors import ConfigError
 from ...base.member_paths import display_path
 from ...base.progress import CancelToken, ProgressFn, report
+from ...ingest.fsnames import one_name_each
 from ...store import Store
 from ..resources.blas_limit import one_blas_thread
 from .few_words import word_count
@@ -144,7 +145,9 @@ def _exact_groups(store: Store) -> tuple[list[list[str]], dict[int, str]]:
     for fid, path, sha in store.file_hashes():
         groups[sha].append(path)
         sha_of[fid] = sha
-    return sorted((g for g in groups.values() if len(g) > 1), key=lambda g: (-len(g), g[0])), sha_of
+    # Two names of one file (a link, a linked folder, a hard link) are no copies: deleting "the copy" deleted it
+    copies = (one_name_each(g) for g in groups.values() if len(g) > 1)
+    return sorted((g for g in copies if len(g) > 1), key=lambda g: (-len(g), g[0])), sha_of
 
 
 def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[int], *,

@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Mapping, Optional, Sequence
 
 from ...base.member_paths import split_member
 from ...base.types import Hit
+from ...ingest.fsnames import other_files
 from ...store import Store
 from ...store.ledger import files_by_id
 from ...store.scope import Fragment, all_of, with_content
@@ -135,7 +136,8 @@ def mark_folded(store: Store, hits: list[Hit], file_of: Mapping[int, int], folde
     copies = copies_of(store, {folded.sha_of[f] for f in shown if f in folded.sha_of}, where)
     for fid, h in shown.items():
         sha = folded.sha_of.get(fid)
-        h.copies = [p for p in copies.get(sha, []) if p != h.path] if sha is not None else []
+        # its own other names (a link to it, a hard link) are the file itself, not a copy (decision 0192)
+        h.copies = other_files(h.path, copies.get(sha, [])) if sha is not None else []
         key = folded.common_key.get(fid)
         if key is not None:
             h.common_to = max(store.files_with_phrase(phrase_of(folded.phrase[key])), MIN_FILES)

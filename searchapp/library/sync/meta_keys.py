@@ -5,7 +5,7 @@ one spelling of each."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from ...base.config import Config
 
@@ -13,8 +13,9 @@ if TYPE_CHECKING:
     from ...ingest.scan import ScanResult
     from ...store import RootRow, Store
 
-__all__ = ["REINDEX_META", "CONTEXT_META", "READERS_META", "MET_META", "passage_context", "record_passage_context",
-           "record_readers", "read_by_older_readers", "record_met", "met_unopened"]
+__all__ = ["REINDEX_META", "CONTEXT_META", "READERS_META", "MET_META", "MOVED_META", "passage_context",
+           "record_passage_context", "record_readers", "read_by_older_readers", "record_met", "met_unopened",
+           "record_moves", "recorded_move"]
 
 REINDEX_META = "reindex_from"  # passages before a reindex began; "" (or absent) when none is under way
 CONTEXT_META = "chunk_context"  # "title", "none", or "mixed" once passages of both kinds exist
@@ -22,6 +23,10 @@ READERS_META = "readers"  # "readers:<root id>": the readers a folder's last ful
 # "met:<root id>": the files a folder's last full sync met and never opened, as JSON {"not_documents": {".png": 3},
 # "left_out_by_rules": {"hidden": 2}, "folders_left_out": {"skip_dirs": 1}} (decision 0180)
 MET_META = "met"
+# The entries the last syncs found renamed or moved (their bytes found again under another name), as JSON
+# {old path: [sha256, new path or null]}, the newest MOVES_KEPT: `explain OLD` says where it went (decision 0192)
+MOVED_META = "moved"
+MOVES_KEPT = 1_000
 
 
 def record_readers(store: Store, root_id: int) -> None:
@@ -92,3 +97,32 @@ def record_passage_context(store: Store, config: Config, had_passages: bool, emb
             store.set_meta(CONTEXT_META, context)
         elif embedded and store.get_meta(CONTEXT_META) != context:
             store.set_meta(CONTEXT_META, "mixed")
+
+
+def record_moves(store: Store, moves: Iterable[tuple[str, Optional[str], Optional[str]]]) -> None:
+    """Keep the (old path, sha256, new path when known) of entries a sync found renamed or moved, the newest
+    MOVES_KEPT of all syncs: the library keeps no other trace of a path it held (`explain` of a renamed file said
+    "cannot read" while the sync had just said "1 renamed or moved")."""
+    known = [(old, sha, new) for old, sha, new in moves if sha]
+    if not known:
+        return
+    kept = _moves(store)
+    for old, sha, new in known:
+        kept.pop(old, None)  # the newest last
+        kept[old] = (sha, new)
+    with store.atomic():
+        store.set_meta(MOVED_META, json.dumps(dict(list(kept.items())[-MOVES_KEPT:])))
+
+
+def recorded_move(store: Store, path: str) -> Optional[tuple[str, Optional[str]]]:
+    """(sha256, new path or None) of the entry at `path` a sync found renamed or moved (record_moves), or None."""
+    return _moves(store).get(path)
+
+
+def _moves(store: Store) -> dict[str, tuple[str, Optional[str]]]:
+    raw = store.get_meta(MOVED_META)
+    try:
+        kept = json.loads(raw) if raw else {}
+        return {str(k): (str(v[0]), None if v[1] is None else str(v[1])) for k, v in kept.items()}
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError):  # written by no version of ours
+        return {}

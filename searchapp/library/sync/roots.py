@@ -15,11 +15,12 @@ import json
 import os
 import shlex
 import stat
-from typing import TYPE_CHECKING, Collection, Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from ...base.config.schema import DEFAULT_EXCLUDE
 from ...base.errors import ConfigError
-from ...ingest.exclude import Excluder
+from ...ingest.exclude import in_scope  # the scan's rule, asked of one path (kept importable from here)
+from ...base.member_paths import member_key, split_member
 from ...base.stored_names import disk_path, stored_name
 from ...ingest.fsnames import is_within
 
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
     from ...store import RootRow, Store
 
 __all__ = ["missing_reason", "root_missing", "missing_advice", "readable_to_add", "refuse_missing_roots", "owning_root", "in_scope",
-           "nested_inside", "paths_by_root", "outermost"]
+           "nested_inside", "paths_by_root", "outermost", "library_place", "places_to_add", "twin_roots",
+           "named_in_library"]
 
 
 def missing_reason(path: str, has_files: bool, has_files_below: bool = False) -> Optional[str]:
@@ -89,6 +91,67 @@ def readable_to_add(store: Store, root: str) -> None:
     raise ConfigError(f"no such file or folder: {root}")
 
 
+def _real(path: str) -> str:
+    """The real path of `path` (stored as names are), every link on the way resolved, stored as names are."""
+    return stored_name(os.path.realpath(disk_path(path)))
+
+
+def library_place(path: str, roots: Sequence[str], *, new_as_typed: bool = False) -> str:
+    """Where the library has, or would put, `path` (absolute, stored as names are), `roots` its folders. Links are
+    resolved (decision 0192): a path whose real location an indexed folder holds is named under that folder (the
+    innermost), however it was reached (`links/notes -> docs/notes` is `docs/notes`, part of `docs`, never a second
+    root, nor a second name of each file in it); a path that a folder holds only by name (through a link out of
+    it) stays as named, for that folder's scan to follow or refuse as it does; any other is a new folder, named by
+    its real path (one folder, one name, whichever link it was first added by), or as typed (`new_as_typed`: a
+    shared library, whose path map names another machine's folders by where this one mounts them)."""
+    real = _real(path)
+    reals = sorted(((_real(r), r) for r in roots), key=lambda pair: -len(pair[0]))
+    for root_real, root in reals:
+        if is_within(real, root_real):
+            return root if real == root_real else os.path.join(root, os.path.relpath(real, root_real))
+    return path if new_as_typed or owning_root(path, list(roots)) is not None else real
+
+
+def named_in_library(key: str, roots: Sequence[str]) -> str:
+    """An entry's `key` (key_of's: a file, or a member of one) as the library names it, when the path was typed
+    through a link to a place an indexed folder holds (`explain links/notes/a.md` is `docs/notes/a.md`); else as it
+    is. Asking only: a path no folder holds stays as typed (library_place would name a new folder)."""
+    container, member = split_member(key)
+    place = library_place(container, roots)
+    if place == container or owning_root(place, list(roots)) is None:
+        return key
+    return place if member is None else member_key(place, member)
+
+
+def places_to_add(store: Store, paths: Sequence[str | os.PathLike[str]], *, new_as_typed: bool = False
+                  ) -> tuple[list[str], list[str]]:
+    """The folders or files `index PATH...` adds or syncs, as library_place names them (each checked by
+    readable_to_add first, as typed), and a note for each one a link named otherwise. Both libraries' add_folders."""
+    typed = list(dict.fromkeys(stored_name(os.path.abspath(os.path.expanduser(os.fspath(p)))) for p in paths))
+    for path in typed:
+        readable_to_add(store, path)
+    known = [r.path for r in store.roots()]
+    places = [library_place(path, known, new_as_typed=new_as_typed) for path in typed]
+    notes = [f"{path} is {place} (reached through a link)" for path, place in zip(typed, places, strict=True)
+             if place != path]
+    return list(dict.fromkeys(places)), notes
+
+
+def twin_roots(roots: Sequence[str]) -> list[str]:
+    """A note for each of `roots` whose real location another one holds: a folder added through a link before
+    decision 0192, whose files the library holds twice (and `duplicates` listed as copies of themselves)."""
+    reals = {r: _real(r) for r in roots}
+    notes = []
+    for root, real in reals.items():
+        other = next((o for o, o_real in reals.items() if o != root and is_within(real, o_real)
+                      and (real != o_real or len(o) < len(root) or (len(o) == len(root) and o < root))), None)
+        if other is not None:
+            notes.append(f"{root} is {real} (reached through a link), which the indexed folder {other} holds too: "
+                         f"its files are in the library twice; `searchapp remove {shlex.quote(root)}` forgets the "
+                         "second copy")
+    return notes
+
+
 def refuse_missing_roots(store: Store, roots: Sequence[RootRow]) -> None:
     """Before a reindex of `roots`: raise SearchAppError when one cannot be read now. The desktop's reindex drops
     every passage first, and a shared one would leave that folder's files marked to be read again for ever."""
@@ -105,20 +168,6 @@ def owning_root(path: str, roots: list[str]) -> Optional[str]:
     """The innermost of `roots` that `path` is, or lies under; None when there is none."""
     owners = [r for r in roots if is_within(path, r)]
     return max(owners, key=len) if owners else None
-
-
-def in_scope(root: str, path: str, skip_dirs: Collection[str], exclude: Collection[str] = ()) -> bool:
-    """Whether a changed `path` belongs to `root` as a full scan would see it: under it, and not inside a
-    hidden, skipped or excluded folder (a watcher reports changes in .git/ too)."""
-    root, path = os.path.abspath(root), os.path.abspath(path)
-    if path == root:
-        return True
-    if not is_within(path, root):
-        return False
-    parts = os.path.relpath(path, root).split(os.sep)
-    if any(p.startswith(".") or p in skip_dirs for p in parts):
-        return False
-    return not (exclude and Excluder(exclude).under(root, path))
 
 
 def nested_inside(outer: RootRow, roots: Sequence[RootRow], scan: ScanConfig) -> list[RootRow]:
@@ -144,8 +193,8 @@ def absorb_nested(store: Store, outer: Optional[RootRow], scan: ScanConfig) -> N
 def root_to_remove(store: Store, root: str) -> RootRow:
     """The RootRow of `store` that `remove` forgets for the path `root`; ConfigError (exit 2) naming what it is
     instead (a folder inside an indexed one, or not indexed). Either store."""
-    row = store.root_by_path(root)
-    if row is not None:
+    row = store.root_by_path(root) or store.root_by_path(library_place(root, [r.path for r in store.roots()]))
+    if row is not None:  # as typed, or through a link (`remove ~/Documents`, added as its real path: decision 0192)
         return row
     owner = owning_root(root, [r.path for r in store.roots()])
     if owner is not None:

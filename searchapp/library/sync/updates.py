@@ -25,7 +25,8 @@ from ...store.removed_roots import forget_removed, keep_removed, mark_kept, rest
 from ..resources.index_keeper import IndexKeeper
 from ..resources.model_set import ModelSet
 from ..resources.in_flight import SearchesInFlight, YieldingCancel
-from .roots import absorb_nested, in_scope, owning_root, paths_by_root, refuse_missing_roots, root_to_remove
+from .roots import (absorb_nested, in_scope, owning_root, paths_by_root, refuse_missing_roots, root_to_remove,
+                    twin_roots)
 from . import words_pass as sync_module
 from ..resources.lock import Holder, WriterTurn
 from .handover import Handover
@@ -92,7 +93,7 @@ class Updates:
                          f"{root} is inside the indexed folder {owner} but hidden, in scan.skip_dirs or in "
                          "scan.exclude there: not indexed")
         rep = self.run_sync(list(work.values()), progress, cancel, embed)
-        rep.notes += notes
+        rep.notes += notes + twin_roots(list(rows))
         return rep, [root for root in roots if root in rows and root not in before]
 
     def absorb_nested(self, outer: Optional[RootRow]) -> None:
@@ -102,10 +103,13 @@ class Updates:
              embed: bool = True) -> SyncReport:
         self._merge_nested()
         roots = self.store.roots()
+        twins = twin_roots([r.path for r in roots])  # added through a link before decision 0192: said at each sync
         if paths is not None:
             wanted = {stored_name(os.path.abspath(p)) for p in paths}
             roots = [r for r in roots if r.path in wanted]
-        return self.run_sync([(r, None) for r in roots], progress, cancel, embed)
+        rep = self.run_sync([(r, None) for r in roots], progress, cancel, embed)
+        rep.notes += twins
+        return rep
 
     def _merge_nested(self) -> None:
         """Roots inside other roots made one (libraries made before roots merged)."""

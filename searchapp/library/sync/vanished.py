@@ -21,6 +21,7 @@ from ...store import FileRow, Store
 from ...store.ledger import EMPTY
 from .contract import IndexWriter, SyncReport
 from .git_trees import GitTrees
+from .meta_keys import record_moves
 from .ocr_waits import WAITING
 
 __all__ = ["Moves", "Vanished", "delete_entries"]
@@ -212,6 +213,9 @@ class Vanished:
             # an archive's members that moved with it are said within its one move, read or left out alike
             rep.moved_members += self.moves.members_with(moved + [row for row, _ in found])
             _count_not_indexed_moves(found, rep)
+            # where each went, for `explain` of its old path (the new path is known here for those not indexed)
+            record_moves(self.store, [(row.path, row.sha256, None) for row in moved]
+                         + [(row.path, row.sha256, to) for row, to in found])
             delete_entries(self.store, self.index, rows, rep)
 
 

@@ -59,7 +59,7 @@ def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, 
                        if in_scope(root.path, stored_name(p), config.scan.skip_dirs, config.scan.exclude)])
     present = [Path(disk_path(p)) for p in scope if os.path.lexists(disk_path(p))]
     result = (scan(present, config.scan, progress=progress, cancel=cancel, within=Path(disk_path(root.path)),
-                   leave_out=config.data_dir)
+                   leave_out=config.data_dir, indexed=_indexed(store))
               if present else ScanResult())
     existing: dict[str, FileRow] = {}
     for p in scope:
@@ -120,9 +120,15 @@ def _scan(store: Store, root: RootRow, config: Config, paths: Optional[list[str]
     """What is on disk now (the whole root, or only `paths`) and the rows stored for it."""
     if paths is None:
         result = scan([Path(disk_path(root.path))], config.scan, progress=progress, cancel=cancel,
-                      leave_out=config.data_dir)
+                      leave_out=config.data_dir, indexed=_indexed(store))
         return result, store.files_of_root(root.id)
     return _scoped_scan(store, root, paths, config, progress, cancel)
+
+
+def _indexed(store: Store) -> list[str]:
+    """The library's folders as on disk: a link to what one of them indexes at its own path is not followed by any
+    scan, full or scoped (ingest/scan.py, decision 0192)."""
+    return [disk_path(r.path) for r in store.roots()]
 
 
 class _Sync:

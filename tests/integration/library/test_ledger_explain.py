@@ -8,6 +8,8 @@ import subprocess
 import sys
 import zipfile
 
+import pytest
+
 from searchapp.base.member_paths import DISPLAY_SEP, MEMBER_SEP
 
 
@@ -268,3 +270,63 @@ def test_explain_tells_the_truth_of_the_librarys_own_files_and_of_folders(tmp_pa
         e = lib.explain(str(home / "node_modules" / "pkg" / "node_modules"))
         assert e["reason"].startswith("inside a skipped folder 'node_modules'"), e
         assert lib.status().files == {"indexed": 1}  # nothing of the data dir was indexed
+
+
+@pytest.mark.engines("sqlite")
+def test_explain_tells_a_file_changed_deleted_or_renamed_since_the_last_sync(tiny_library, tmp_path, capsys):
+    """`explain` called a file just edited "indexed" with its old text, a deleted one "indexed" with the rule
+    "cannot read", and a renamed one "missing" though the sync had said "1 renamed or moved" (decision 0192)."""
+    import os
+
+    import searchapp.cli.commands.status as status_cmd
+
+    docs = tmp_path / "docs"
+    (docs / "car").mkdir(parents=True)
+    for name, text in {"dentist.md": "Dentist on 4 November at 14:30.\n", "soup.md": "Red lentil soup.\n",
+                       "kept.md": "Nothing changes here.\n", "same-size.md": "Pay the gas bill.\n",
+                       "car-service.txt": "Brake pads and MOT at Fenwick Garage.\n"}.items():
+        (docs / name).write_text(text)
+    lib = tiny_library
+    lib.add_folder(docs, embed=False)
+    with open(docs / "dentist.md", "a") as f:
+        f.write("Moved to 11 November because of a strike.\n")
+    (docs / "soup.md").unlink()
+    before = os.stat(docs / "same-size.md")
+    (docs / "same-size.md").write_text("Pay the tax bill.\n")  # its size and mtime kept: its bytes tell
+    os.utime(docs / "same-size.md", ns=(before.st_atime_ns, before.st_mtime_ns))
+    said = {name: lib.explain(str(docs / name)) for name in ("dentist.md", "soup.md", "kept.md", "same-size.md")}
+    assert {n: (e["state"], e["on_disk"]) for n, e in said.items()} == {
+        "dentist.md": ("indexed", "changed"), "soup.md": ("indexed", "deleted"), "kept.md": ("indexed", "as_read"),
+        "same-size.md": ("indexed", "changed")}
+    assert said["dentist.md"]["on_disk_note"].startswith("changed since the last sync (indexed text is older)")
+    assert said["soup.md"]["rule"] is None  # a file gone is no rule of [scan]
+
+    class Opened:
+        def __enter__(self):
+            return lib
+
+        def __exit__(self, *exc):
+            return False
+
+    def explain_cli(path) -> int:
+        class Args:
+            json, text = False, False
+
+        Args.path = str(path)
+        real = status_cmd._library
+        status_cmd._library = lambda config, create=False: Opened()
+        try:
+            return status_cmd.cmd_explain(Args(), lib.config, None, None)
+        finally:
+            status_cmd._library = real
+
+    capsys.readouterr()
+    assert explain_cli(docs / "dentist.md") == 0 and explain_cli(docs / "soup.md") == 1  # gone: no file there
+    out = capsys.readouterr().out
+    assert "  on disk: changed since the last sync" in out and "  on disk: deleted since the last sync" in out
+    (docs / "car-service.txt").rename(docs / "car" / "service-2025.txt")
+    assert lib.sync(embed=False).moved == 1
+    e = lib.explain(str(docs / "car-service.txt"))
+    assert (e["state"], e["known"], e["moved_to"]) == ("missing", False, str(docs / "car" / "service-2025.txt"))
+    assert e["reason"] == f"renamed or moved at a sync: now {docs / 'car' / 'service-2025.txt'}"
+    assert explain_cli(docs / "car-service.txt") == 1

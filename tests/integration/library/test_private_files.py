@@ -115,12 +115,13 @@ def test_symlinks_out_of_the_indexed_folder_are_not_followed(tmp_path):
     touch(root / "sub" / "inner.txt")
     os.symlink(secret, root / "innocent")
     os.symlink(etc / "hosts.txt", root / "hosts.txt")
-    os.symlink(root / "sub", root / "shortcut")  # inside: fine
-    os.symlink("sub/inner.txt", root / "alias.txt")  # inside, relative
+    os.symlink(root / "sub", root / "shortcut")  # inside: indexed at its own path, not again (decision 0192)
+    os.symlink("sub/inner.txt", root / "alias.txt")  # inside, relative: the same
 
     result = scan([root], ScanConfig())
-    assert rel(result, root) == ["alias.txt", "notes.txt", "sub/inner.txt"]
+    assert rel(result, root) == ["notes.txt", "sub/inner.txt"]
     why = reasons(result, root)
+    assert why["alias.txt"].startswith("link: to ") and why["shortcut"].startswith("link: to ")
     assert "outside the indexed folder" in why["innocent"] and "follow_symlinks_out" in why["innocent"]
     assert "outside the indexed folder" in why["hosts.txt"]
     # following them out is a setting
@@ -158,3 +159,40 @@ def test_indexing_through_the_cli_keeps_links_inside(tmp_path, capsys, tiny_bi_e
     capsys.readouterr()
     assert main(["--data-dir", str(data), "search", "launch code", "--mode", "lexical", "--json"]) == 0
     assert '"hits": []' in capsys.readouterr().out
+
+
+@pytest.mark.engines("sqlite")
+def test_a_folder_reached_through_a_link_is_the_folder_itself(tiny_library, tmp_path):
+    """Decision 0192: `index LINK` to a folder of an indexed one is that folder (it was a second root, each file in
+    the library twice); a link inside an indexed folder is not followed by a sync of a subfolder either (it was, and
+    the next full sync removed the files again); `duplicates` never calls two names of one file copies (a person
+    deleting "the copy" deleted the only one); explain through a link names the file where it is."""
+    lib = tiny_library
+    docs, links = tmp_path / "docs", tmp_path / "links"
+    touch(docs / "notes" / "boiler.md", "Boiler service due in May; engineer Ravi Chaudhry.\n")
+    touch(docs / "notes" / "passport.md", "Passport renewal form sent 3 June.\n")
+    touch(docs / "copy.md", "Passport renewal form sent 3 June.\n")  # a real copy: listed
+    os.link(docs / "notes" / "boiler.md", docs / "boiler-hard.md")  # one file, two names: no copy
+    os.symlink("notes", docs / "notes-inside")
+    links.mkdir()
+    os.symlink(docs / "notes", links / "notes-link")
+    lib.add_folder(docs, embed=False)
+    rep = lib.add_folder(links / "notes-link", embed=False)
+    assert [r.path for r in lib.store.roots()] == [str(docs)] and rep.added == 0
+    assert rep.notes[0] == f"{links / 'notes-link'} is {docs / 'notes'} (reached through a link)"
+    lib.sync_changed([str(docs / "notes-inside")], embed=False)  # as a watcher or `index SUBFOLDER` asks
+    held = sorted(lib.store.file_paths().values())
+    assert held == [str(docs / p) for p in ("boiler-hard.md", "copy.md", "notes-inside", "notes/boiler.md",
+                                            "notes/passport.md")]
+    assert lib.store.file_by_path(str(docs / "notes-inside")).status == "excluded"
+    assert lib.duplicates().exact == [[str(docs / "copy.md"), str(docs / "notes/passport.md")]]
+    info = lib.explain(str(links / "notes-link" / "boiler.md"))
+    assert (info["path"], info["reached_as"], info["state"]) == (str(docs / "notes/boiler.md"),
+                                                                   str(links / "notes-link/boiler.md"), "indexed")
+    # a library that added a folder through a link before is told at each sync how to forget the second copy
+    lib.store.add_root(str(links / "notes-link"))
+    assert any(n.startswith(f"{links / 'notes-link'} is {docs / 'notes'} (reached through a link), which the "
+                            f"indexed folder {docs} holds too") for n in lib.sync(embed=False).notes)
+    os.symlink(docs, links / "docs-link")
+    lib.remove_folder(links / "docs-link")  # the folder it names
+    assert [r.path for r in lib.store.roots()] == [str(links / "notes-link")]

@@ -133,7 +133,9 @@ def test_symlinks_followed_or_not(tmp_path: Path) -> None:
     followed = scan([root], ScanConfig(follow_symlinks=True, follow_symlinks_out=True))
     assert names(followed, root) == ["linked_dir/o.txt", "linked_file.txt", "real/r.txt"]
     why = reasons(followed, root)
-    assert why["alias"] == f"same folder as {root / 'real'}"  # the real location wins over the link
+    # the real location is indexed, never a second time under the link's name (decision 0192)
+    assert why["alias"] == f"link: to {root / 'real'}, indexed at its own path"
+    assert {s.path: s.status for s in followed.skipped}[str(root / "alias")] == "excluded"
     assert why["broken.txt"] == "broken symlink"
 
     plain = scan([root], ScanConfig(follow_symlinks=False))
@@ -145,6 +147,43 @@ def test_symlinks_followed_or_not(tmp_path: Path) -> None:
     # A root the user named is followed even when links inside it are not.
     via_link = scan([root / "linked_dir"], ScanConfig(follow_symlinks=False))
     assert [f.path for f in via_link.files] == [root / "linked_dir" / "o.txt"]
+
+
+@needs_symlinks
+@pytest.mark.parametrize("how", ["full", "subfolder", "the link", "through the link"])
+def test_a_link_to_what_is_indexed_is_left_out_however_it_is_scanned(tmp_path: Path, how: str) -> None:
+    """A link whose target an indexed folder reaches at its own path is never followed: not by the full scan, nor by
+    a scoped one (`index SUBFOLDER`, a watcher's paths), which once followed `a/b-link -> ../b` into a second copy
+    of b that the next full scan removed, for ever; nor into another indexed folder. A link to a hidden folder, which
+    no scan reaches, is still the way in (decision 0192)."""
+    root, other = tmp_path / "t2", tmp_path / "ref"
+    touch(root / "b/tax.md")
+    touch(root / "a/garden.md")
+    touch(root / ".private/diary.md")
+    touch(other / "mail/m.eml")
+    os.symlink("../b", root / "a/b-link")
+    os.symlink("../b/tax.md", root / "a/tax-link.md")
+    os.symlink(other / "mail", root / "a/mail-link")
+    os.symlink("../.private", root / "a/private-link")
+    indexed = [str(root), str(other)]
+    config = ScanConfig(follow_symlinks_out=True)  # out of t2, but into another indexed folder: still left out
+    asked = {"full": [root], "subfolder": [root / "a"], "the link": [root / "a/b-link"],
+             "through the link": [root / "a/b-link/tax.md"]}[how]
+    result = scan(asked, config, within=None if how == "full" else root, indexed=indexed)
+    files = names(result, root)
+    walked = how in ("full", "subfolder")
+    assert [f for f in files if "link" in f] == (["a/private-link/diary.md"] if walked else [])
+    assert ("b/tax.md" in files) == (how == "full")
+    left = {Path(s.path).relative_to(root).as_posix(): (s.status, s.reason) for s in result.skipped}
+    if walked:
+        assert left["a/b-link"] == ("excluded", f"link: to {root / 'b'}, indexed at its own path")
+        assert left["a/tax-link.md"] == ("excluded", f"link: to {root / 'b/tax.md'}, indexed at its own path")
+        assert left["a/mail-link"] == ("excluded", f"link: to {other / 'mail'}, indexed at its own path in the "
+                                                   f"indexed folder {other}")
+    elif how == "the link":
+        assert left == {"a/b-link": ("excluded", f"link: to {root / 'b'}, indexed at its own path")}
+    else:  # its entries under the link go, as the full scan never lists them
+        assert files == [] and left == {}
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs fifos")

@@ -22,6 +22,12 @@ class FakeStore:
     def bump_generation(self):
         pass
 
+    def get_meta(self, key):  # where the moves found are kept for `explain` (meta_keys.record_moves)
+        return getattr(self, "meta", {}).get(key)
+
+    def set_meta(self, key, value):
+        self.meta = {**getattr(self, "meta", {}), key: value}
+
 
 class FakeIndex:
     def remove(self, ids):
