@@ -22,6 +22,10 @@ _UNITS = {"scanning": " files", "files": " files", "rebuilding index": " vectors
 _FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 _TITLES = {"files": "reading files", "passages": "embedding", "ocr": "OCR (scans, images)",
            "rereading": "reading scanned PDFs again (newer reader)"}
+# While a file is read for long its name comes first: these stages' titles said short, the bar kept SLOW_BAR wide.
+# `[4/4] OCR (scans, images)` at 80 columns left the name no room, 13 s of "0/9" and no file named (a newcomer).
+_SHORT_TITLES = {"ocr": "OCR", "rereading": "reading again"}
+SLOW_BAR = 4
 # Seconds between two redraws of one bar: a words pass reports every file (10,000 small files in a few
 # seconds), and drawing each one cost ~0.1 ms of CPU a file plus the terminal's own work, for changes no eye
 # follows. A new bar, a changed total and the last report are drawn at once.
@@ -96,10 +100,10 @@ def slow_wordings(p: Progress, room: int) -> list[str]:
     return ["reading one file for long…"]
 
 
-def _bar_title(key: str, folder: str, chars: int = _FOLDER_CHARS) -> str:
-    """The bar's title: the stage, and the folder it is about where one sync reads several (its name kept to
-    `chars`: the words after it need the room)."""
-    title = _TITLES.get(key, key)
+def _bar_title(key: str, folder: str, chars: int = _FOLDER_CHARS, short: bool = False) -> str:
+    """The bar's title: the stage (`short`: in its short words, where it has them), and the folder it is about where
+    one sync reads several (its name kept to `chars`: the words after it need the room)."""
+    title = (short and _SHORT_TITLES.get(key)) or _TITLES.get(key, key)
     if not folder:
         return title
     name, nth = folder.rsplit(", ", 1) if ", " in folder else (folder, "")
@@ -108,18 +112,18 @@ def _bar_title(key: str, folder: str, chars: int = _FOLDER_CHARS) -> str:
     return f"{title} {name} ({nth})" if nth else f"{title} {name}"
 
 
-def _with_step(key: str, p: Progress, room: int) -> str:
+def _with_step(key: str, p: Progress, room: int, short: bool = False) -> str:
     """The bar's title (_bar_title's) after the sync's step, in the window's words ("Step 2 of 3 · reading files"), where
     that leaves the time left its room (`room`: the columns for the title and the postfix); else the step in short
     ("[2/3] reading files": an 80-column terminal), the folder's name cut shorter where it must; the title alone where
-    not even that fits."""
-    title = _bar_title(key, p.folder)
+    not even that fits. `short`: the step and the title in short only (a file read for long is named after them)."""
+    title = _bar_title(key, p.folder, short=short)
     if not p.step:
         return title
-    wordings = [f"{step_text(p)} · {title}", f"{step_text(p, short=True)} {title}"]
-    fitting = [w for w in wordings if len(w) + _KEEP <= room] + [w for w in wordings[1:] if len(w) <= room]
+    wordings = [f"{step_text(p)} · {title}"] * (not short) + [f"{step_text(p, short=True)} {title}"]
+    fitting = [w for w in wordings if len(w) + _KEEP <= room] + [w for w in wordings[-1:] if len(w) <= room]
     for chars in range(_FOLDER_CHARS - 1, 3, -1) if p.folder else ():  # the step before the name's last letters
-        fitting.append(f"{step_text(p, short=True)} {_bar_title(key, p.folder, chars)}")
+        fitting.append(f"{step_text(p, short=True)} {_bar_title(key, p.folder, chars, short)}")
     return next((w for w in fitting if len(w) <= room), title)
 
 
@@ -202,7 +206,9 @@ class TerminalProgress:
             postfix.append(["searchable by words meanwhile", "searchable by words"])
         width = self._bar.ncols if not self._bar.dynamic_ncols else _columns()  # fixed where the terminal says none
         room = width - 2 * len(str(p.total or p.done)) - _FIXED - MIN_BAR  # for the title and the postfix
-        desc = _with_step(self._stage, p, room)  # the step as the window says it, shorter on a narrow terminal
+        short = bool(p.slow) and self._stage in _SHORT_TITLES  # the file's name before a long title and the bar
+        room += MIN_BAR - SLOW_BAR if short else 0
+        desc = _with_step(self._stage, p, room, short)  # the step as the window says it, shorter where narrow
         if desc != self._bar.desc:
             self._bar.set_description_str(desc, refresh=False)
         if p.slow:  # "reading big-scan.pdf, 40 s…" (library/sync/slow_read.py): one file, not a hang; first

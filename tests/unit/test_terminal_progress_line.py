@@ -282,6 +282,22 @@ def test_a_file_read_for_long_is_named_on_the_line(monkeypatch, name, said):
     bar.close()
 
 
+@pytest.mark.parametrize("stage, slow, said", [
+    ("ocr", "reading scans/nemo-copy.pdf by OCR, 19 s…", "nemo-copy.pdf by OCR, 19 s…"),
+    ("rereading", "reading scans/nemo-copy.pdf, 19 s…", "nemo-copy.pdf, 19 s…")])
+def test_a_file_read_for_long_is_named_in_the_last_steps_at_80_columns(monkeypatch, stage, slow, said):
+    """`[4/4] OCR (scans, images): 0%| | 0/9 [00:13]` for 13 s at 80 columns, no file named (160 columns named it): a
+    newcomer. The file read for long matters more than the stage's long title and the bar's own length."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "80")
+    bar = TerminalProgress(enabled=True, clock=lambda: 0.0)
+    bar(Progress(stage, 0, 9, "scans/nemo-copy.pdf", step=4, steps=4, slow=slow))
+    line = err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+    assert "0/9" in line and said in line and "[4/4]" in line and len(line) <= 80, line
+    bar.close()
+
+
 @pytest.mark.parametrize("stage", ["extracting", "embedding"])  # the files' bar, and the passages' bar beside it
 def test_a_file_read_for_long_is_named_with_its_controls_escaped(monkeypatch, stage):
     """The name is a file's: one named with a terminal's escape sequences (a title set, the screen cleared) is
