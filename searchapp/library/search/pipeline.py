@@ -17,6 +17,7 @@ from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
 from ...store.rows import ChunkRow
 from .constraints import constraint_scope, list_by_date
+from .contents_pages import contents_beside_others
 from .crowded import beyond_crowding
 from ..query.filters import SearchFilters
 from .filter_scope import FilterScope
@@ -397,15 +398,20 @@ def _rows_by_file(req: SearchRequest, text: str, store: Store, cand: Candidates,
     its best passage's that can carry one."""
     folded: Optional[Folded] = None
     scores = scored.scores
-    passage_order = [cid for cid, _ in fused]
-    file_dense, file_lexical = [(c, s) for c, s in cand.dense if c not in few], cand.lexical
+    texts = {c: scored.rows[c].text for c in scored.seen}
+    # A contents page leaves its file's signals where the file has another candidate passage (contents_pages.py):
+    # the file is ranked and shown by that, not by a list of its headings.
+    contents = contents_beside_others([cid for cid, _ in fused], file_of, texts)
+    passage_order = [cid for cid, _ in fused if cid not in contents]
+    file_dense = [(c, s) for c, s in cand.dense if c not in few and c not in contents]
+    file_lexical = [(c, s) for c, s in cand.lexical if c not in contents]
     if meaning is None:
         meaning = {c: s.dense for c, s in scores.items()}
     if req.fold_repeats:  # one row per content: exact copies and repeated text (folding.py)
-        folded = fold_candidates(store, text, passage_order, file_of, {c: scored.rows[c].text for c in scored.seen},
+        folded = fold_candidates(store, text, passage_order, file_of, texts,
                                  {r.file_id: r.path for r in scored.rows.values()})
         passage_order = [c for c in passage_order if c not in folded.dropped]
-        file_dense, file_lexical = folded.keep(file_dense), folded.keep(cand.lexical)
+        file_dense, file_lexical = folded.keep(file_dense), folded.keep(file_lexical)
     groups = group_by_file(passage_order, file_of, file_dense, file_lexical,
                            meaning, {c: s.lexical for c, s in scores.items()})
     dense_files, lexical_files = file_ranking(file_dense, file_of), file_ranking(file_lexical, file_of)

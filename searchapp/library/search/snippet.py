@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ...store.cjk import CJK_CLASS, cjk_terms, is_cjk, without_cjk
 from ...store.word_match import TOKEN, matched_words
+from .contents_pages import LEADERS, collapse_leaders
 
 __all__ = ["Snippet", "query_terms", "term_pattern", "term_spans", "best_snippet", "holds_terms", "sentences",
            "STOP_WORDS"]
@@ -32,7 +33,7 @@ ELLIPSIS = "…"
 
 @dataclass(frozen=True)
 class Snippet:
-    text: str  # what to show: whitespace collapsed, "…" where the passage was cut
+    text: str  # what to show: whitespace collapsed, "…" where the passage was cut and for a run of leader dots
     spans: tuple[tuple[int, int], ...]  # [start, end) of each query word in `text`
     start: int  # the window's character range in the passage
     end: int
@@ -143,28 +144,38 @@ def best_snippet(text: str, query_or_terms: str | list[str], width: int = 240,
         best = next((i for i, (a, b) in enumerate(sents) if a <= focus[0] < b), best)
     lo = hi = best
     start, end = sents[best]
-    if end - start > width:
+    size = _shown_size(text)
+    if size(start, end) > width:
         start, end = _cut_around(text, start, end, pats, width)
     else:
         # Widen by whole sentences, the following one first (answers tend to follow their cue), while it fits.
         while True:
             grown = False
-            if hi + 1 < len(sents) and sents[hi + 1][1] - start <= width:
+            if hi + 1 < len(sents) and size(start, sents[hi + 1][1]) <= width:
                 hi += 1
                 end = sents[hi][1]
                 grown = True
-            if lo > 0 and end - sents[lo - 1][0] <= width:
+            if lo > 0 and size(sents[lo - 1][0], end) <= width:
                 lo -= 1
                 start = sents[lo][0]
                 grown = True
             if not grown:
                 break
-    shown = " ".join(text[start:end].split())
-    if start > 0 and text[:start].strip():
+    # a contents line's run of leader dots is one " … ": the words, not a window of dots (contents_pages.py)
+    shown = collapse_leaders(" ".join(text[start:end].split())).strip()
+    if start > 0 and text[:start].strip() and not shown.startswith(ELLIPSIS):
         shown = ELLIPSIS + shown
-    if end < len(text) and text[end:].strip():
+    if end < len(text) and text[end:].strip() and not shown.endswith(ELLIPSIS):
         shown = shown + ELLIPSIS
     return Snippet(text=shown, spans=term_spans(shown, terms, pats), start=start, end=end)
+
+
+def _shown_size(text: str) -> Callable[[int, int], int]:
+    """How long text[a:b] is as a snippet shows it: where it holds leader dots, with each run of them one " … "
+    (a window of a contents page measured in dots showed three headings)."""
+    if LEADERS.search(text) is None:
+        return lambda a, b: b - a
+    return lambda a, b: len(collapse_leaders(" ".join(text[a:b].split())))
 
 
 def _cut_around(text: str, start: int, end: int, pats: _Patterns, width: int) -> tuple[int, int]:
