@@ -32,7 +32,8 @@ class LedgerRow(Protocol):
 class LedgerReader(Protocol):
     """What `status --files` (cli/commands/status.print_ledger) reads: the stored entries in a state."""
 
-    def ledger(self, state: Optional[str] = None, limit: int = 100_000) -> Sequence[tuple[str, LedgerRow]]: ...
+    def ledger(self, state: Optional[str] = None, limit: int = 100_000,
+               under: Sequence[str] = ()) -> Sequence[tuple[str, LedgerRow]]: ...
 
 
 class WritingLibrary(Protocol):

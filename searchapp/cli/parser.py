@@ -6,6 +6,7 @@ process runs for the thin entry point, cli/warm_run.py."""
 from __future__ import annotations
 
 import argparse
+import difflib
 from typing import Any, NoReturn, Optional, Sequence
 
 from .. import __version__
@@ -49,11 +50,27 @@ def _command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -
         parser = subs[0].choices[name]
 
 
+class _Suggesting(argparse.ArgumentParser):
+    """A parser that names the nearest choice of a mistyped one (`searchapp serch`: "did you mean 'search'?"), a
+    command, an action or an option's value: argparse before Python 3.14 lists every choice and no more."""
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:  # argparse's own hook for choices
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError:
+            names = [str(c) for c in action.choices or ()]
+            near = difflib.get_close_matches(str(value), names, n=1)
+            if not near:
+                raise
+            raise argparse.ArgumentError(action, f"invalid choice: {value!r}, did you mean {near[0]!r}? (choose from "
+                                                 f"{', '.join(map(repr, names))})") from None
+
+
 class _Declined(Exception):
     pass
 
 
-class _Declining(argparse.ArgumentParser):
+class _Declining(_Suggesting):
     """A parser that gives up, printing nothing, where argparse would print or exit (help, version, errors)."""
 
     def _print_message(self, message: str, file: Any = None) -> None:
@@ -67,7 +84,7 @@ class _Declining(argparse.ArgumentParser):
 
 
 def build_parser(only: Optional[Sequence[str]] = None,
-                 parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
+                 parser_class: type[argparse.ArgumentParser] = _Suggesting) -> argparse.ArgumentParser:
     """Every command's parser; `only`: just those command groups' (cli/commands/__init__.py). `parser_class`:
     the parsers' class (every command's parser is one too; cli/warm_run.py's never prints)."""
     p = parser_class(prog="searchapp", description="Find things in your own files by meaning.")

@@ -191,7 +191,7 @@ def _status(args: argparse.Namespace, library: CommandLibrary, out: io.StringIO)
     most a minute old (library/resources/integrity.py); this process is the one answering searches."""
     from .commands.status import print_status
 
-    if args.files:  # a listing of every file: read straight from SQLite by the full command line
+    if args.files or args.within:  # a listing of files: read straight from SQLite by the full command line
         raise Refused("not-served", "the full command line runs this one")
     try:
         st = library.status(fresh_check=bool(args.check))

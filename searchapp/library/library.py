@@ -151,9 +151,10 @@ class Library(WatchAndServe):
         """Something to say once about opening the library (e.g. its permissions were tightened)."""
         return self._dir_state.notice
 
-    def _require_writable(self) -> None:
+    def refuse_read_only(self, action: str) -> None:
+        """DataDirError naming `action` ("removing") when the library is read-only (a read-only disk or folder)."""
         if self.read_only:
-            raise read_only_error(self.data_dir)
+            raise read_only_error(self.data_dir, action)
 
     def roots(self) -> list[str]:
         """The indexed folders (and single files), as given to add_folder."""
@@ -191,9 +192,10 @@ class Library(WatchAndServe):
 
     # -- writes (see updates.py) -----------------------------------------------
     @contextlib.contextmanager
-    def _writing(self, check_model: bool = True) -> Iterator[Updates]:
-        """The writer lane: this process's lock, then the data directory's lock file; the model checked."""
-        self._require_writable()
+    def _writing(self, action: str, check_model: bool = True) -> Iterator[Updates]:
+        """The writer lane: this process's lock, then the data directory's lock file; the model checked. `action`:
+        what a read-only library says needs write access ("indexing")."""
+        self.refuse_read_only(action)
         with self._lock, writer_lock(self.data_dir, self.writer_wait) as turn:
             if check_model:
                 self.check_model()
@@ -217,7 +219,7 @@ class Library(WatchAndServe):
         # `index A A` is one root; a name that is not UTF-8 is stored as every name is (base/stored_names.py); a
         # path through a link is where it really is (sync/roots.py library_place, decision 0192)
         roots, notes = places_to_add(self.store, paths)
-        with self._writing() as updates:
+        with self._writing("indexing") as updates:
             rep, new_roots = updates.add_folders(roots, progress, cancel, embed)
         rep.notes[:0] = notes
         if self._watcher is not None:
@@ -229,7 +231,7 @@ class Library(WatchAndServe):
              cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
         """Phase 1 (words) of every root, then phase 2 (meaning) of every passage still without a vector;
         `embed=False` stops after phase 1 (a later sync embeds the rest)."""
-        with self._writing() as updates:
+        with self._writing("indexing") as updates:
             rep = updates.sync(paths, progress, cancel, embed)
             if paths is None and not rep.missing_roots:
                 updates.clear_reindex_mark()
@@ -239,7 +241,7 @@ class Library(WatchAndServe):
                      cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
         """Sync only `changed` files and folders (e.g. from a file watcher): each is matched to the indexed
         root it lies under; the rest of every root is neither scanned nor read."""
-        with self._writing() as updates:
+        with self._writing("indexing") as updates:
             return updates.sync_changed(changed, progress, cancel, embed)
 
     def remove_folder(self, path: str | os.PathLike[str], *, undoable: bool = False) -> int:
@@ -247,13 +249,13 @@ class Library(WatchAndServe):
         its rows are kept by this Library's connection (TEMP tables, never in library.sqlite) until
         `undo_remove`, `forget_removed` or close."""
         root = stored_name(os.path.abspath(os.path.expanduser(os.fspath(path))))
-        with self._writing(check_model=False) as updates:
+        with self._writing("removing", check_model=False) as updates:
             return updates.remove_folder(root, keep=undoable)
 
     def undo_remove(self) -> Optional[tuple[str, int]]:
         """Restore the folder the last undoable Remove took out, at once: (path, files), or None when the
         library changed since (it is then added again like a new folder)."""
-        with self._writing(check_model=False) as updates:
+        with self._writing("undo", check_model=False) as updates:
             restored = updates.undo_remove()
         if restored is not None and self._watcher is not None:  # files made while it was out: read now, not missed
             self._watcher.add_root(restored[0], caught_up=True)
@@ -262,13 +264,13 @@ class Library(WatchAndServe):
 
     def forget_removed(self) -> None:
         """Drop what Undo would restore."""
-        with self._writing(check_model=False) as updates:
+        with self._writing("removing", check_model=False) as updates:
             updates.forget_removed()
 
     def reindex(self, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None, *,
                 embed: bool = True) -> SyncReport:
         """Drop every passage and vector and index all roots again with the current model and chunking."""
-        with self._writing(check_model=False) as updates:
+        with self._writing("reindexing", check_model=False) as updates:
             # Decided again once the passages are gone: the model's own pooling and prompts (library_keep).
             self.models.library_emptied()
             return updates.reindex(progress, cancel, embed)
@@ -445,9 +447,11 @@ class Library(WatchAndServe):
         return explain(self.config, self.reader(), path)
 
     @_reads
-    def ledger(self, state: Optional[str] = None, limit: int = 100_000) -> list[tuple[str, FileRow]]:
-        """(state, FileRow) of the stored entries in `state` (store/ledger.py), all when None."""
-        return files_in_state(self.reader(), state, limit)
+    def ledger(self, state: Optional[str] = None, limit: int = 100_000,
+               under: Sequence[str] = ()) -> list[tuple[str, FileRow]]:
+        """(state, FileRow) of the stored entries in `state` (store/ledger.py), all when None; `under`: those at
+        or below one of these folders (absolute, as stored), all when empty."""
+        return files_in_state(self.reader(), state, limit, under=under)
 
     @_reads
     def status(self, *, wait_for_meaning: bool = True, fresh_check: bool = False) -> LibraryStatus:

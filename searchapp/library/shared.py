@@ -475,11 +475,15 @@ class SharedLibrary:
         by where this desktop mounts it (library/shared_paths.py)."""
         return shared_paths.explain_shared(self.config, self.store, self.paths, path)
 
-    def ledger(self, state: Optional[str] = None, limit: int = 100_000) -> list[tuple[str, FileRow]]:
-        """(state, FileRow) of the stored entries in `state`, all when None (store/ledger.py, as Library.ledger)."""
+    def ledger(self, state: Optional[str] = None, limit: int = 100_000,
+               under: Sequence[str] = ()) -> list[tuple[str, FileRow]]:
+        """(state, FileRow) of the stored entries in `state`, all when None (store/ledger.py, as Library.ledger);
+        `under`: folders named at this desktop, the other machines' folders mounted there too."""
         from ..store.ledger import files_in_state
 
-        return shared_paths.local_ledger(self.store, self.paths, files_in_state(self._as_store, state, limit))
+        under = shared_paths.mapped_folders(tuple(under), self.paths)
+        return shared_paths.local_ledger(self.store, self.paths, files_in_state(self._as_store, state, limit,
+                                                                                under=under))
 
     def status(self, *, wait_for_meaning: bool = True, fresh_check: bool = False) -> LibraryStatus:
         """The desktop's status (the window's library panel, counts and notes), of this machine's folders, over

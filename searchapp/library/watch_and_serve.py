@@ -19,7 +19,7 @@ if TYPE_CHECKING:
         _lock: threading.RLock
         _watcher: Optional[LibraryWatcher]
 
-        def _require_writable(self) -> None: ...
+        def refuse_read_only(self, action: str) -> None: ...
 
     class _Serving(ServedLibrary, Protocol):
         """`serve`'s self: a Library (what the warm server calls on it, and the server it keeps)."""
@@ -38,12 +38,12 @@ class WatchOptions(TypedDict, total=False):
 
 
 class WatchAndServe:
-    """Needs `_lock`, `_watcher`, `_server` and `_require_writable` of Library."""
+    """Needs `_lock`, `_watcher`, `_server` and `refuse_read_only` of Library."""
 
     _lock: threading.RLock
     _watcher: Optional[LibraryWatcher]
     _server: Optional[WarmServer]
-    _require_writable: Callable[[], None]
+    refuse_read_only: Callable[[str], None]
 
     # -- live updates -------------------------------------------------------
     def start_watching(self: _Watching, on_change: Optional[Callable[[SyncReport, list[str]], None]] = None, *,
@@ -56,7 +56,7 @@ class WatchAndServe:
         force_polling."""
         from .sync.watch import LibraryWatcher  # watchdog is imported only when watching
 
-        self._require_writable()
+        self.refuse_read_only("watching")
         with self._lock:
             if self._watcher is None:
                 watcher = LibraryWatcher(self, on_change=on_change, on_error=on_error, debounce=debounce, **options)

@@ -18,6 +18,7 @@ from ..base.member_paths import member_order
 from .db import Store
 from .file_records import EMPTY_REASON
 from .rows import FileRow
+from .scope import at_or_below
 
 __all__ = ["STATES", "NOT_INDEXED", "QUIET_STATES", "EMPTY", "state_counts", "files_in_state", "problem_files_in_state",
            "excluded_by_rule", "left_out_by_rule", "cut_entries", "CUT_NOTE", "left_out_since", "read_before_versions", "read_again_where_text_holds",
@@ -57,10 +58,13 @@ def state_counts(store: Store) -> dict[str, int]:
 
 
 def files_in_state(store: Store, state: Optional[str] = None, limit: int = 100_000,
-                   owner: Optional[str] = None) -> list[tuple[str, FileRow]]:
+                   owner: Optional[str] = None, under: Sequence[str] = ()) -> list[tuple[str, FileRow]]:
     """(state, row) of the entries in `state` (all when None), by path; at most `limit`. `owner`: a shared
-    library's machine whose entries these are (every machine's when None)."""
-    where, params = ("1 = 1", []) if state is None else (f"{_STATE_SQL} = ?", [state])
+    library's machine whose entries these are (every machine's when None); `under`: only those at or below one
+    of these folders (or files; absolute, as stored), every entry when empty."""
+    where, params = at_or_below(under, "path")
+    if state is not None:
+        where, params = f"{where} AND {_STATE_SQL} = ?", [*params, state]
     return _with_state(store, where, params, owner, "path", limit)
 
 

@@ -22,7 +22,7 @@ from ..base.errors import StoreError
 from .cjk import CJK_TABLE, cjk_chars, is_cjk
 from .lexical import Fragment
 
-__all__ = ["Fragment", "INDEXED", "MESSAGE", "files_where", "name_matches", "on_page", "files_containing", "all_of",
+__all__ = ["Fragment", "INDEXED", "MESSAGE", "at_or_below", "files_where", "name_matches", "on_page", "files_containing", "all_of",
            "HEADER_LINES", "HEADER_PASSAGES", "HEADER_CHARS", "holds_header", "header_terms", "header_matches",
            "holds_tag", "tags_held", "any_of", "UNINDEXED", "name_prefilter",
            "with_content", "ScopeQueries", "fold"]
@@ -42,6 +42,17 @@ def _below(folder: str) -> tuple[str, str]:
     return below, below[:-1] + chr(ord(os.sep) + 1)
 
 
+def at_or_below(folders: Sequence[str], column: str = "f.path") -> Fragment:
+    """Entries (`column`: their path) at or below one of `folders` (absolute, as stored), a member by its
+    container's path; every entry when `folders` is empty."""
+    if not folders:
+        return "1 = 1", []
+    params: list[Any] = []
+    for folder in folders:
+        params += [folder, *_below(folder)]
+    return "(" + " OR ".join(f"({column} = ? OR ({column} >= ? AND {column} < ?))" for _ in folders) + ")", params
+
+
 def files_where(folders: Sequence[str] = (), types: Sequence[str] = (), after_ns: Optional[int] = None,
                 before_ns: Optional[int] = None) -> Fragment:
     """Indexed files at or below one of `folders`, of one of `types` (lower case, no dot: a message's reader, else
@@ -50,11 +61,9 @@ def files_where(folders: Sequence[str] = (), types: Sequence[str] = (), after_ns
     clauses: list[str] = [INDEXED[0]]
     params: list[Any] = []
     if folders:
-        ors = []
-        for folder in folders:
-            ors.append("(f.path = ? OR (f.path >= ? AND f.path < ?))")
-            params += [folder, *_below(folder)]
-        clauses.append("(" + " OR ".join(ors) + ")")
+        where, more = at_or_below(folders)
+        clauses.append(where)
+        params += more
     if types:
         marks, names = ", ".join("?" for _ in types), " OR ".join("lower(f.path) LIKE ?" for _ in types)
         clauses.append(f"(CASE WHEN {MESSAGE} THEN f.kind IN ({marks}) ELSE ({names}) END)")

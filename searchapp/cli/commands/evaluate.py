@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.set_defaults(handler=cmd_eval)
     ev = s.add_subparsers(dest="eval_command", metavar="KIND")
     e = ev.add_parser("ir", help="nDCG@10, MRR@10, Recall@10/@100 per mode on a BEIR-layout folder")
-    e.add_argument("dir", metavar="DIR")
+    e.add_argument("dir", metavar="DIR",
+                   help="a BEIR-layout folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv")
     e.add_argument("--split", default="test", help="qrels split (qrels/<split>.tsv)")
     e.add_argument("--modes", default=",".join(SIDES_THEN_FUSED), help="comma-separated modes")
     e.add_argument("--no-rerank", action="store_true", help="skip reranked variants")

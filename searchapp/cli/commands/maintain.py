@@ -27,7 +27,7 @@ __all__ = ["register", "cmd_remove", "cmd_undo", "cmd_moved", "cmd_reindex"]
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("remove", help="forget an indexed folder and everything under it (asks first on a terminal; "
                                       "`searchapp undo` puts it back within a minute)")
-    s.add_argument("path", metavar="PATH")
+    s.add_argument("path", metavar="PATH", help="an indexed folder (or file), as `searchapp status` lists it")
     s.add_argument("--yes", action="store_true", help="remove without asking (scripts: needed without a terminal)")
     add_wait_option(s)
     s.set_defaults(handler=cmd_remove)

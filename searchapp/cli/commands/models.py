@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     e.add_argument("--use", action="store_true", help="also make it the configured model for its role")
     e.add_argument("--json", action="store_true", help="print JSON")
     e = mv.add_parser("remove", help="delete a downloaded model from the Hugging Face cache")
-    e.add_argument("id", metavar="ID")
+    e.add_argument("id", metavar="ID", help="its Hugging Face id, as `searchapp models list` shows it")
 
 
 def cmd_models(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:

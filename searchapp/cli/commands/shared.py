@@ -132,7 +132,7 @@ def _status(args: Namespace, config: Config, address: str) -> int:
 
     from ...library.shared_check import check_shared, missing_folders
 
-    listing = bool(getattr(args, "files", None))
+    listing = bool(getattr(args, "files", None) or getattr(args, "within", None))
     state = ledger_state(args) if listing else None  # a wrong state is said before anything connects
     as_json = getattr(args, "json", False)
     with SharedLibrary(config, address) as lib:

@@ -6,7 +6,9 @@ Only reads: it never loads torch (tests/e2e/test_fast_start.py), and never creat
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Optional, TextIO
 
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from ..library_protocol import LedgerReader
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_status", "print_status", "print_ledger", "ledger_state"]
+__all__ = ["register", "cmd_status", "print_status", "print_ledger", "ledger_state", "ledger_places"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +40,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--files", nargs="?", const="all", metavar="STATE",
                    help="list every file (or member) with its state: indexed, ocr_done, ocr_pending, "
                         "ocr_pages_pending, no_text, skipped, failed, empty, excluded (one state, or all; "
-                        "excluded: the files a rule left out, a secret or a lockfile, counted by rule first)")
+                        "excluded: the files a rule left out, a secret or a lockfile, counted by rule first); "
+                        "a folder in place of STATE lists that folder's files, as --in does")
+    s.add_argument("--in", dest="within", action="append", default=[], metavar="PATH",
+                   help="with --files (or alone): only the files at or below this folder (repeatable)")
     s.set_defaults(handler=cmd_status)
     e = sub.add_parser("explain", help="why a file is or is not found: its folder, the rule, its text")
     e.add_argument("path", help="a file, or a member as `archive.zip › folder/file.pdf`")
@@ -50,7 +55,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_status(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
-    if getattr(args, "files", None):
+    if getattr(args, "files", None) or getattr(args, "within", None):
         return _list_files(args, config)
     from ...library.warm.ping import ping
 
@@ -171,20 +176,41 @@ def _status_exit_code(st: LibraryStatus) -> int:
 
 
 def _list_files(args: argparse.Namespace, config: Config) -> int:
-    """`status --files [STATE]`: one line (or one JSON object) per stored entry."""
+    """`status --files [STATE] [--in PATH]`: one line (or one JSON object) per stored entry."""
     state = ledger_state(args)
     with open_local_library(config, create=False) as lib:
         return print_ledger(args, lib, state)
 
 
 def ledger_state(args: argparse.Namespace) -> Optional[str]:
-    """The state `status --files [STATE]` asks for (None: all), checked before any library is opened."""
+    """The state `status --files [STATE]` asks for (None: all), checked before any library is opened. A folder
+    in its place (`--files ~/Documents`, what a person types first) asks for every state there (ledger_places)."""
     from ...library.report.explain import STATES
 
-    state = None if args.files == "all" else args.files
-    if state is not None and state not in STATES:
-        raise ConfigError(f"unknown state {state!r}; one of: {', '.join(STATES)}")
-    return state
+    state = None if args.files in (None, "all") else args.files
+    if state is None or state in STATES or _names_a_place(state):
+        return state if state in STATES else None
+    near = difflib.get_close_matches(state, STATES, n=1)
+    raise ConfigError(f"unknown state {state!r}" + (f", did you mean {near[0]!r}?" if near else "")
+                      + f" (one of: {', '.join(STATES)}; a folder's files: --in PATH)")
+
+
+def ledger_places(args: argparse.Namespace) -> list[str]:
+    """The folders (or files) `status --files` lists the entries under, as the library stores names: each --in
+    PATH, and a folder given in place of STATE; none: the whole library."""
+    from ...base.stored_names import stored_name
+    from ...library.report.explain import STATES
+
+    typed = list(getattr(args, "within", None) or [])
+    files = getattr(args, "files", None)
+    if files not in (None, "all") and files not in STATES:  # ledger_state let it through: a place
+        typed.append(files)
+    return [stored_name(os.path.abspath(os.path.expanduser(p))) for p in typed]
+
+
+def _names_a_place(word: str) -> bool:
+    """A --files value that is a path, not a mistyped state: it holds a separator, starts with ~ or ., or exists."""
+    return "/" in word or os.sep in word or word.startswith(("~", ".")) or os.path.exists(word)
 
 
 def print_ledger(args: argparse.Namespace, lib: LedgerReader, state: Optional[str]) -> int:
@@ -194,7 +220,7 @@ def print_ledger(args: argparse.Namespace, lib: LedgerReader, state: Optional[st
     from ...library.report.not_indexed import QUIET_STATES, left_out_by_rule
     from ...library.report.status import by_rule_counts
 
-    rows = lib.ledger(state)
+    rows = lib.ledger(state, under=ledger_places(args))
     rules = left_out_by_rule((s, r.error) for s, r in rows)  # left out on purpose, by rule ("secret: 3 files")
     if args.json:
         print(json.dumps({"files": [

@@ -109,9 +109,11 @@ def _refuse_untrusted(d: Path) -> None:
                                f"(remove the link, or pass --data-dir the folder it points into)")
 
 
-def read_only_error(data_dir: Path) -> DataDirError:
+def read_only_error(data_dir: Path, action: str) -> DataDirError:
+    """The refusal of a write on a read-only library; `action` names what was asked ("removing", "reindexing"):
+    a `remove` told that "indexing needs write access" read as if it had been asked to index."""
     return DataDirError(f"the library in {data_dir} is read-only (a read-only disk or folder); "
-                        "search and status work, but indexing needs write access")
+                        f"search and status work, but {action} needs write access")
 
 
 def _no_library(d: Path) -> str:

@@ -84,6 +84,9 @@ def check_move(lib: MovingLibrary, old: str, new: str) -> tuple[str, str]:
     an empty folder. NEW already a folder of the library is allowed: a move stopped halfway goes on that way; so is
     NEW inside another folder of the library (a drive's folder moved into the indexed home): that part of it is
     synced instead of NEW added."""
+    refuse = getattr(lib, "refuse_read_only", None)  # a desktop library on a read-only disk: said as a move
+    if refuse is not None:
+        refuse("moving a folder")
     old, new = _absolute(old), _absolute(new)
     roots = lib.roots()
     if old not in roots:

@@ -330,3 +330,34 @@ def test_explain_tells_a_file_changed_deleted_or_renamed_since_the_last_sync(tin
     assert (e["state"], e["known"], e["moved_to"]) == ("missing", False, str(docs / "car" / "service-2025.txt"))
     assert e["reason"] == f"renamed or moved at a sync: now {docs / 'car' / 'service-2025.txt'}"
     assert explain_cli(docs / "car-service.txt") == 1
+
+
+@pytest.mark.engines("sqlite")
+def test_status_files_lists_one_folder(tiny_library, tmp_path, capsys, monkeypatch):
+    """`status --files /some/folder` was "unknown state '/some/folder'": a folder in place of STATE, or --in PATH
+    beside a state, lists the entries at or below it (a member with its container), never a sibling's."""
+    from argparse import Namespace
+
+    from searchapp.cli.commands.status import ledger_state, print_ledger
+
+    home = tmp_path / "home"
+    for rel, text in (("a/one.txt", "A note on the harbour tides."), ("a/sub/two.txt", "Ocelots hunt at dusk."),
+                      ("ab/three.txt", "Capybaras graze by the river."), ("b/blank.txt", "  ")):
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(text)
+    with zipfile.ZipFile(home / "a" / "notes.zip", "w") as z:
+        z.writestr("inner.txt", "A zipped note about lemurs.")
+    tiny_library.add_folder(home, embed=False)
+
+    def listed(files, *within):
+        args = Namespace(files=files, within=list(within), json=False)
+        assert print_ledger(args, tiny_library, ledger_state(args)) == 0
+        lines = capsys.readouterr().out.splitlines()
+        return sorted(ln.split("] ", 1)[1].split(":", 1)[0].removeprefix(f"{home}/") for ln in lines if "] " in ln)
+
+    a = ["a/notes.zip", f"a/notes.zip{DISPLAY_SEP}inner.txt", "a/one.txt", "a/sub/two.txt"]
+    assert listed(str(home / "a")) == a  # not ab/three.txt: /home/ab is not inside /home/a
+    assert listed(None, str(home / "a"), str(home / "b")) == [*a, "b/blank.txt"]  # --in alone, repeated
+    assert listed("indexed", str(home / "b")) == [] and listed("empty", str(home / "b")) == ["b/blank.txt"]
+    monkeypatch.chdir(home)
+    assert listed("./ab") == ["ab/three.txt"]

@@ -78,9 +78,13 @@ def test_simulated_read_only_library_is_searched_not_written(tmp_path, capsys, m
     assert Path(json.loads(out)["hits"][0]["path"]).name == "volcano.txt"
     assert main(["--data-dir", str(data), "status", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["files"] == 3
-    code = main(["--data-dir", str(data), "index"])
-    err = capsys.readouterr().err
-    assert code == 2 and "read-only" in err and "search and status work" in err
+    # each write says what was asked of it: a `remove` was told "indexing needs write access"
+    for argv, action in ((["index"], "indexing"), (["remove", str(tmp_path / "docs"), "--yes"], "removing"),
+                         (["reindex"], "reindexing"), (["moved", str(tmp_path / "docs"), str(tmp_path)],
+                                                       "moving a folder")):
+        code = main(["--data-dir", str(data), *argv])
+        err = capsys.readouterr().err
+        assert code == 2 and "read-only" in err and f"search and status work, but {action} needs write" in err, err
     # nothing was written (SQLite's mode=ro may add empty -wal/-shm beside a folder it can really write)
     assert {name: (data / name).stat().st_mtime_ns for name in before} == before
     assert not (data / "searches.sqlite").exists()  # no search history beside a read-only library

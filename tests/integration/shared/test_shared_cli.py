@@ -67,6 +67,9 @@ def test_status_files_lists_the_shared_entries_and_check(run, tmp_path, pg_addre
     files = json.loads(out)["files"]
     assert code == 0 and [(f["state"], f["path"].endswith("broken.pdf"), bool(f["reason"])) for f in files] == [
         ("failed", True, True)]
+    # one folder's entries: a folder in place of STATE, or --in beside one (a sibling's name is not inside it)
+    assert [len(run("--library", pg_address, "status", *argv)[1].splitlines()) for argv in (
+        ["--files", str(docs)], ["--files", "failed", "--in", str(docs)], ["--files", f"{docs}x"])] == [8, 1, 0]
     code, out, err = run("--library", pg_address, "status", "--check")  # exit codes: test_shared_path_map.py
     assert code == 0 and "consistent: yes" in out and "failed: 1, skipped: 0" in out and err == "", err
 

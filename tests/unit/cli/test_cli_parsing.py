@@ -185,3 +185,34 @@ def test_an_unknown_option_prints_its_commands_usage(capsys, argv, usage):
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.startswith(usage), err
     assert f"error: unrecognized arguments: {argv[-1]}" in err, err
+
+
+def test_every_positional_of_every_command_says_what_it_is(parser):
+    """`searchapp remove --help` listed PATH with no word on it: every positional (and every command an ACTION or
+    KIND chooses) of every command's parser has a help text."""
+    def silent(p, words):
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                helps = {c.dest: c.help for c in a._choices_actions}
+                for name, child in a.choices.items():
+                    yield from ([] if helps.get(name) else [" ".join([*words, name])])
+                    yield from silent(child, [*words, name])
+            elif not a.option_strings and not a.help:
+                yield " ".join([*words, a.metavar or a.dest])
+
+    assert list(silent(parser, ["searchapp"])) == []
+
+
+@pytest.mark.parametrize("argv, hint", [
+    (["serch", "heat"], "invalid choice: 'serch', did you mean 'search'?"),
+    (["saved", "lst"], "invalid choice: 'lst', did you mean 'list'?"),
+    (["search", "heat", "--mode", "lexicl"], "invalid choice: 'lexicl', did you mean 'lexical'?"),
+    (["xyzzy"], "invalid choice: 'xyzzy' (choose from 'index', 'search'"),  # nothing near: the list alone
+])
+def test_a_mistyped_choice_names_the_nearest(capsys, argv, hint):
+    from searchapp.cli.parser import parse_command_line
+
+    with pytest.raises(SystemExit) as stop:
+        parse_command_line(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and hint in err.strip().splitlines()[-1], err  # the error's one line
