@@ -51,7 +51,7 @@ def _command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -
 
 
 class _Suggesting(argparse.ArgumentParser):
-    """A parser that names the nearest choice of a mistyped one (`searchapp serch`: "did you mean 'search'?"), a
+    """A parser that names the nearest choice of a mistyped one (searchapp serch: "did you mean 'search'?"), a
     command, an action or an option's value: argparse before Python 3.14 lists every choice and no more."""
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:  # argparse's own hook for choices

@@ -77,7 +77,7 @@ def test_a_status_this_process_answers_while_it_writes_names_it_and_who_embeds(t
         assert lib.sync(embed=False).added == 1  # its passage waits for meaning
         idle = lib.status()
         assert idle.writer is None and any("`searchapp index` embeds the rest" in n for n in idle.notes), idle.notes
-        with lib._writing():  # as the watch's sync holds it while a served status is answered
+        with lib._writing("indexing"):  # as the watch's sync holds it while a served status is answered
             busy = lib.status()
         assert busy.writer is not None and busy.writer.startswith(f"process {__import__('os').getpid()}")
         assert any(f"{busy.writer} is writing the library now: a watch or the window embeds them" in n

@@ -128,7 +128,7 @@ def test_a_passage_deleted_while_its_vector_is_on_the_way_is_not_indexed(make_co
         store = lib.store
         rows = store.pending_rows(store.pending_order())
         gone = store.file_by_path(str(folder / "f01.txt"))
-        with lib._writing(check_model=False):
+        with lib._writing("indexing", check_model=False):
             beside = MeaningBeside(store, tiny_encoder, lib.vectors, None, batch=4)
             try:
                 beside.offer({h: model_input(title, text) for _, h, text, title in rows})
@@ -234,7 +234,7 @@ def test_close_keeping_what_is_done_writes_the_encodes_that_finished(make_config
         rows = store.pending_rows(store.pending_order())
         inputs = {h: model_input(title, text) for _, h, text, title in rows}
         assert waiting > 0 and store.embedded_ids().size == 0
-        with lib._writing(check_model=False):
+        with lib._writing("indexing", check_model=False):
             beside = MeaningBeside(store, enc, lib.vectors, None, batch=len(inputs))
             try:
                 beside.offer(inputs)  # one batch, handed to the worker; nothing after it writes it

@@ -88,7 +88,7 @@ def test_its_score_only_rises_and_it_stays_first_as_meaning_fills(engine_address
         lib.add_folder(_notes(tmp_path), embed=False)
         steps = [_shown(lib)]
         for limit in (1, 1, 2, len(NOTES)):
-            with lib._writing(check_model=False):
+            with lib._writing("indexing", check_model=False):
                 embed_pending(lib.store, packaged_encoder, lib.vectors, batch=1, limit=limit)
             steps.append(_shown(lib))
         assert lib.store.pending_count() == 0

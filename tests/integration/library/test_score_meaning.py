@@ -46,7 +46,7 @@ def test_a_files_shown_score_keeps_its_meaning_as_meaning_fills(make_config, tin
         total = lib.store.pending_count()
         steps = [shown(lib)]
         for limit in (1, 4, total):  # a little meaning, more, all of it (newest-modified files first)
-            with lib._writing(check_model=False):
+            with lib._writing("indexing", check_model=False):
                 embed_pending(lib.store, tiny_encoder, lib.vectors, batch=2, limit=limit)
             steps.append(shown(lib))
         assert lib.store.pending_count() == 0

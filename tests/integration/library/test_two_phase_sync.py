@@ -105,7 +105,7 @@ def test_a_sample_limit_embeds_at_most_that_many(make_config, tiny_encoder, tmp_
         lib.add_folder(folder, embed=False)
         store = lib.store
         assert store.pending_batch(-1) == []  # never SQLite's LIMIT -1, which means "all"
-        with lib._writing(check_model=False):
+        with lib._writing("indexing", check_model=False):
             assert embed_pending(store, tiny_encoder, lib.vectors, batch=4, limit=5) == 5
         assert store.pending_count() == 7
 
@@ -217,7 +217,7 @@ def test_the_meaning_pass_hands_an_encoder_the_batch_it_asks_for(make_config, ti
     with Library(config(make_config), encoder=tiny_encoder) as lib:
         lib.add_folder(folder, embed=False)
         encoder = BulkEncoder(tiny_encoder, bulk)
-        with lib._writing(check_model=False):
+        with lib._writing("indexing", check_model=False):
             assert embed_pending(lib.store, encoder, lib.vectors, batch=4) == 12
         # A bulk batch larger than the pass's is taken (one forward's worth on a GPU); a smaller one is not.
         assert [len(c) for c in encoder.calls] == sizes
