@@ -331,7 +331,8 @@ class Library(WatchAndServe):
         pending = self.reader().pending_count()  # cheap (a partial index); the full count only while embedding
         embed_now = self._embedder() if pending and mode == "hybrid" and not words_only else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None,
-                            embed_now, self.models.chunker().reads_whole if encode_query is not None else None)
+                            embed_now, self.models.chunker().reads_whole if encode_query is not None else None,
+                            self.models.knows_word)
         if parsed is None and not literal:  # a name typed: no passage holds it (search/named.py)
             from .search.named import put_named_first
 

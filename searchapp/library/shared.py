@@ -390,7 +390,8 @@ class SharedLibrary:
         with self.store.words_ahead.search(*searched_words(req), ahead=ahead):
             result = run_search(req, self._as_store, cast("Optional[VectorIndex]", index), encode_query,
                                 cross.score if cross is not None else None, None,
-                                self.models.chunker().reads_whole if encode_query is not None else None)
+                                self.models.chunker().reads_whole if encode_query is not None else None,
+                                self.models.knows_word)
         if parsed is None and not literal:  # a name typed, as on the desktop (search/named.py); the library's paths
             put_named_first(self._as_store, result, query, req.k, filters)
         mark_ocr(result, self._as_store)  # "(OCR)", as on the desktop: by the indexed paths, before they are mapped

@@ -140,13 +140,28 @@ class ModelSet:
         transformers would build another tokenizer from the folder, the bi-encoder loaded."""
         if self._encoder is not None:
             return self._encoder
+        return self._file_chunker() or self.encoder
+
+    def _file_chunker(self) -> Optional[ChunkingTokenizer]:
+        """The model folder's tokenizer.json read alone, once; None where transformers would build another."""
         with self._chunker_lock:
             if self._chunker is None:
                 from ...models.tokenizer_file import chunker_from_files
 
                 ident = self._file_identity()
                 self._chunker = chunker_from_files(ident.resolved.path, ident.max_seq_length) or False
-        return self._chunker or self.encoder
+        return self._chunker or None
+
+    def knows_word(self, word: str) -> bool:
+        """Whether the bi-encoder's vocabulary holds `word` whole (ChunkingTokenizer.reads_whole), asked without
+        loading the model: a lexical search never loads torch. False where neither the loaded model nor the model
+        folder's tokenizer.json alone can say (a missing model, a tokenizer read only by transformers)."""
+        try:
+            chunker = self._encoder if self._encoder is not None else self._file_chunker()
+        except (ModelLoadError, OSError) as exc:  # the search goes on knowing nothing of the word
+            log.debug("no vocabulary to tell a word from a typo: %s", exc)
+            return False
+        return chunker is not None and chunker.reads_whole(word)
 
     def _check_chunker(self, encoder: BiEncoder) -> None:
         """The bi-encoder just loaded: its chunking must be the tokenizer.json's this process chunked with. From

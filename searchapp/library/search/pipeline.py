@@ -34,8 +34,9 @@ from .rare_words import holding, rare_terms
 from .snippet_focus import meaning_focus
 from .word_weight import words_weight
 from .respelled import respelled
-from .typos import typo_fixed
-from .result import COMMON, LISTING, LISTING_NOTICE, RESPELLED, TYPO, WEAK, Notice, SearchResult, common_text
+from .typos import Typos, typo_fixed
+from .result import (COMMON, DID_YOU_MEAN, LISTING, LISTING_NOTICE, RESPELLED, TYPO, WEAK, Notice, SearchResult,
+                     common_text)
 from .weak import WEAK_NOTICE, is_weak
 
 __all__ = ["Candidates", "SearchResult", "SearchRequest", "run_search", "search_request", "mark_available",
@@ -110,16 +111,19 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
                encode_query: Optional[Callable[[str], np.ndarray]],
                rerank: Optional[Callable[[str, list[str]], np.ndarray]],
                embed_now: Optional[PassageEmbedder] = None,
-               reads_whole: Optional[Callable[[str], bool]] = None) -> SearchResult:
+               reads_whole: Optional[Callable[[str], bool]] = None,
+               known: Optional[Callable[[str], bool]] = None) -> SearchResult:
     """`encode_query` is None for lexical mode; `rerank` is None when reranking is off or unavailable;
     `embed_now`: how a hybrid search embeds its best word matches that have no vector yet (meaning_now.py);
-    `reads_whole`: whether the bi-encoder's tokenizer reads a word as one piece (rare_words.py; None: no lift).
+    `reads_whole`: whether the bi-encoder's tokenizer reads a word as one piece (rare_words.py; None: no lift);
+    `known`: the same question asked in any mode, of the query's words no passage holds: such a word is no typo
+    (typos.py; None: any may be one).
 
     The steps: what is asked (text, scope), the candidates of each side, both scores of every candidate, one
     fused order, rows (by file or by passage), the cross-encoder's order of the head, the top k."""
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
-    asked = _asked(req, store)
+    asked = _asked(req, store, known)
     if asked.scope is not None:
         timings["filter"] = _ms(t0)
     if asked.listing:  # only operators and fields: matching files, newest first
@@ -182,7 +186,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group,
                         notices=notices, words_matched=bool(cand.lexical) or req.mode == "dense" or not cand.words,
-                        searched_as=dict(asked.typos + asked.respelled))
+                        searched_as=dict(asked.typos + asked.respelled), did_you_mean=dict(asked.offered))
 
 
 def _respelled(asked: _Asked) -> list[Notice]:
@@ -192,6 +196,10 @@ def _respelled(asked: _Asked) -> list[Notice]:
         notices.append(Notice(TYPO, "searched " + ", ".join(f"“{w}” as “{p}”" for w, p in asked.typos)
                               + f" (no passage holds {'it' if len(asked.typos) == 1 else 'them'} as typed; "
                               "in quotes a word is searched as typed)"))
+    if asked.offered:  # a word the model knows: searched as typed (decision 0194)
+        words = " or ".join(f"“{w}”" for w, _ in asked.offered)
+        notices.append(Notice(DID_YOU_MEAN, f"no passage holds {words}: searched as typed (did you mean "
+                              + ", ".join(f"“{p}”" for _, p in asked.offered) + "?)"))
     if asked.respelled:
         notices.append(Notice(RESPELLED, "searched " + ", ".join(f"“{w}” as “{p}”" for w, p in asked.respelled)
                               + " (ae, oe, ue read as ä, ö, ü)"))
@@ -257,6 +265,7 @@ class _Asked:
     listing: bool
     respelled: list[tuple[str, str]] = field(default_factory=list)  # (as typed, as searched): respelled.py
     typos: list[tuple[str, str]] = field(default_factory=list)  # (as typed, as searched): typos.py
+    offered: list[tuple[str, str]] = field(default_factory=list)  # (as typed and searched, one edit away): typos.py
 
 
 def searched_words(req: SearchRequest) -> tuple[str, Sequence[str]]:
@@ -266,20 +275,21 @@ def searched_words(req: SearchRequest) -> tuple[str, Sequence[str]]:
     return (req.query, ()) if parsed is None else (parsed.free_text, parsed.prefixes)
 
 
-def _asked(req: SearchRequest, store: Store) -> _Asked:
+def _asked(req: SearchRequest, store: Store, known: Optional[Callable[[str], bool]] = None) -> _Asked:
     # A query with syntax ranks by its free text inside the scope its constraints allow.
     text, prefixes = searched_words(req)
     text, changes = respelled(store, text) if req.mode != "dense" else (text, [])  # "Muellgebuehren": ue for ü
     constrained = [t.text for c in req.parsed.clauses if c.kind != "word" for t in c.terms] \
         if req.parsed is not None and req.parsed.has_syntax else []
     # "recieve" searched as "receive"; --literal searches words as typed, as quotes do (decision 0176)
-    text, typos = typo_fixed(store, text, req.query, constrained) if req.mode != "dense" and not req.as_typed \
-        else (text, [])
+    typos = typo_fixed(store, text, req.query, constrained, known) if req.mode != "dense" and not req.as_typed \
+        else Typos(text)
+    text = typos.text
     if req.parsed is None or not req.parsed.has_syntax:
         scope = FilterScope(store, req.filters) if req.filters is not None and req.filters.active else None
-        return _Asked(text, prefixes, scope, False, changes, typos)
+        return _Asked(text, prefixes, scope, False, changes, typos.changes, typos.offered)
     return _Asked(text, prefixes, constraint_scope(store, req.parsed, req.filters), is_empty_query(text), changes,
-                  typos)
+                  typos.changes, typos.offered)
 
 
 @dataclass

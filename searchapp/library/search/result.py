@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # for the type checker alone: a result is read without the se
     from .filter_scope import FilterStats
 
 __all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "FILTERED", "ABSENT", "OUTSIDE",
-           "WHY_EMPTY", "COMMON", "NAMED", "WEAK", "RESPELLED", "TYPO", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
+           "WHY_EMPTY", "COMMON", "NAMED", "WEAK", "RESPELLED", "TYPO", "DID_YOU_MEAN", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
            "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text", "writer_embeds", "embeds_next"]
 
 # Notice kinds, in the order a search says them.
@@ -43,10 +43,11 @@ SAME = "same"  # Similar files: the source's exact copies, the same file elsewhe
 WEAK = "weak"  # every row shares no word with the query and is far from it in meaning (search/weak.py)
 RESPELLED = "respelled"  # a word typed with ue for ü, searched as the library writes it (search/respelled.py)
 TYPO = "typo"  # a word no passage holds, searched as the word one edit away the library holds (search/typos.py)
+DID_YOU_MEAN = "did_you_mean"  # a word no passage holds that the model knows: searched as typed, the word one edit away offered
 
 # What a notice of these kinds says is about its own query; the others are about the library or the models (one
 # run's lines share them: `search -` says those once, these on each line they are about).
-OF_THE_QUERY = frozenset({LISTING, PLACE, *WHY_EMPTY, COMMON, NAMED, WEAK, RESPELLED, TYPO})
+OF_THE_QUERY = frozenset({LISTING, PLACE, *WHY_EMPTY, COMMON, NAMED, WEAK, RESPELLED, TYPO, DID_YOU_MEAN})
 LISTING_NOTICE = "no words to rank by: newest matching first"
 LOADING_NOTICE = "meaning is still loading — word matches only"
 
@@ -142,6 +143,8 @@ class SearchResult:
     here: Optional[str] = None  # a shared library's: the machine answering (a hit another machine indexed says so)
     # Words searched otherwise than typed (a typo, ue for ü: search/typos.py, respelled.py): typed -> searched
     searched_as: dict[str, str] = field(default_factory=dict)
+    # Words no passage holds that the model knows, searched as typed: typed -> the word one edit away the library holds
+    did_you_mean: dict[str, str] = field(default_factory=dict)
 
     def with_searched(self, text: str) -> str:
         """`text` (the words a snippet marks) with each word searched otherwise written as it was searched: the
@@ -181,6 +184,8 @@ class SearchResult:
             out["words_notice"] = self.said(COMMON)  # only common words: ranked by meaning alone
         if self.searched_as:
             out["searched_as"] = dict(self.searched_as)  # a word typed one way, searched another (with a note)
+        if self.did_you_mean:
+            out["did_you_mean"] = dict(self.did_you_mean)  # a known word no passage holds, searched as typed
         if self.said(NAMED):
             out["name_notice"] = self.said(NAMED)  # no passage holds the words; files are named like them
         if self.said(WEAK):

@@ -11,13 +11,20 @@ yet "reatment" is "treatment", not a word one passage misspells ("relatment"). W
 looked at too: in SciFact's claims "PPARy" read as "PPARs" found the abstract (nDCG@10 0.63 → 1.0). The note says
 so, and how to search as typed (quotes). Not where a file's name holds the word as typed (named.py lists those
 files). A word the library holds as typed is never touched. Decision 0176.
+
+A word the bi-encoder's vocabulary holds whole ("brake", "colour") is a word, not a typo: it is searched as typed,
+and the note offers the word one edit away ("did you mean “bake”?"). Searched as "bake", "brake pads" ranked a
+focaccia recipe first. A misspelling is almost never a whole word piece (8 of codespell's 46,543 misspellings one
+edit from their word), a word of five letters or more about every other time; the other half ("warranty", read
+"warrant ##y") is still taken for a typo, and said. Decision 0194.
 """
 
 from __future__ import annotations
 
 import re
 import string
-from typing import TYPE_CHECKING, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from ...store.word_stats import word_terms
 from .named import names_a_file
@@ -26,7 +33,7 @@ from .result import written_as
 if TYPE_CHECKING:
     from ...store import Store
 
-__all__ = ["typo_fixed", "MIN_LETTERS", "MAX_WORDS"]
+__all__ = ["Typos", "typo_fixed", "MIN_LETTERS", "MAX_WORDS"]
 
 MIN_LETTERS = 5  # a shorter word has too many neighbours one edit away ("form": from, fork, foam, firm, …)
 MAX_LETTERS = 30  # a longer run of letters is no word to mistype (and its ~54 neighbours a letter cost memory)
@@ -38,38 +45,65 @@ _WORD = re.compile(r"(?<![\w:*-])([A-Za-z]{%d,%d})(?![\w*:-])" % (MIN_LETTERS, M
 _QUOTED = re.compile(r'"[^"]*"?')
 
 
-def typo_fixed(store: Store, text: str, query: str, constrained: Sequence[str] = ()) -> tuple[str, list[tuple[str, str]]]:
-    """(the text to search, [(a word as typed, as searched)]): `text` (what the words and meaning search: the
-    query's free text) unchanged where no word is corrected. The words looked at are `query`'s plain words as
-    typed: not a word also quoted, excluded (`-word`), a prefix or a field's value, nor one of `constrained` (the
-    words of the query's constraints: an `OR` alternative, a phrase, which the constraint reads as typed; a note
-    saying "recieve" was searched as "receive" while `recieve OR lights` required "recieve" hid the file)."""
+@dataclass(frozen=True)
+class Typos:
+    """What typo_fixed made of a query: `text` to search, the words searched otherwise (`changes`: as typed, as
+    searched) and the words searched as typed that a word one edit away might mean (`offered`: as typed, that
+    word), each pair in the query's order."""
+
+    text: str
+    changes: list[tuple[str, str]] = field(default_factory=list)
+    offered: list[tuple[str, str]] = field(default_factory=list)
+
+
+def typo_fixed(store: Store, text: str, query: str, constrained: Sequence[str] = (),
+               known: Optional[Callable[[str], bool]] = None) -> Typos:
+    """`text` (what the words and meaning search: the query's free text) with its typos corrected, unchanged where
+    none is. The words looked at are `query`'s plain words as typed: not a word also quoted, excluded (`-word`), a
+    prefix or a field's value, nor one of `constrained` (the words of the query's constraints: an `OR`
+    alternative, a phrase, which the constraint reads as typed; a note saying "recieve" was searched as "receive"
+    while `recieve OR lights` required "recieve" hid the file). `known(word)`: whether the bi-encoder's
+    vocabulary holds the word whole (ChunkingTokenizer.reads_whole); such a word is offered a correction, never
+    given one (None: every word may be a typo)."""
     quoted = {w.lower() for q in [*_QUOTED.findall(query), *constrained] for w in re.findall(r"\w+", q)}
     typed = list(dict.fromkeys(w for m in _WORD.finditer(_QUOTED.sub(" ", query)) if (w := m.group(1)).lower()
                                not in quoted and re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text)))  # not respelled
     if not typed:
-        return text, []
+        return Typos(text)
     term_of = dict(zip(typed, word_terms([w.lower() for w in typed]), strict=True))
     got = store.word_counts([t for t in term_of.values() if t is not None])
     if got is None:
-        return text, []
+        return Typos(text)
     unknown = [w for w in typed if term_of[w] is not None and not got[1].get(term_of[w] or "")]
     if not unknown or len(unknown) > MAX_WORDS:
-        return text, []
-    nearby = {w: _one_edit(w.lower()) for w in unknown}
+        return Typos(text)
+    nearest = _nearest_held(store, unknown)
+    if nearest is None:
+        return Typos(text)
+    changes: list[tuple[str, str]] = []
+    offered: list[tuple[str, str]] = []
+    for w in unknown:
+        if nearest[w] and not names_a_file(store, w):
+            (offered if known is not None and known(w) else changes).append((w, _cased_as(w, nearest[w])))
+    return Typos(written_as(text, changes), changes, offered)
+
+
+def _nearest_held(store: Store, words: Sequence[str]) -> Optional[dict[str, str]]:
+    """Each of `words`' nearest word the library holds ("" where none): the one of those one edit away that the
+    most passages hold, one keeping the word's first letter counted FIRST_LETTER times. One read of the words
+    index's counts for all candidates (None where it cannot be read so)."""
+    nearby = {w: _one_edit(w.lower()) for w in words}
     every = list(dict.fromkeys(v for vs in nearby.values() for v in vs))
     terms = dict(zip(every, word_terms(every), strict=True))
     counts = store.word_counts([t for t in terms.values() if t is not None])
     if counts is None:
-        return text, []
-    changes = []
-    for w in unknown:
+        return None
+    out = {}
+    for w in words:
         held = [(n * (FIRST_LETTER if v[0] == w[0].lower() else 1), v) for v in nearby[w]
                 if terms[v] and (n := counts[1].get(terms[v] or "", 0))]
-        best = max(held, default=(0, ""))
-        if best[0] and not names_a_file(store, w):
-            changes.append((w, _cased_as(w, best[1])))
-    return written_as(text, changes), changes
+        out[w] = max(held, default=(0, ""))[1]
+    return out
 
 
 def _one_edit(word: str) -> list[str]:

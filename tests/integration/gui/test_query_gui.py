@@ -180,11 +180,17 @@ def test_an_in_outside_the_library_is_said_in_the_status_line(qtbot, win, tmp_pa
 
 
 def test_a_search_of_only_common_words_says_it_is_ranked_by_meaning_alone(qtbot, win):
-    """Words + meaning of "the of and": its words rank nothing (pipeline.run_search); the line says so."""
+    """Words + meaning of "the of and": its words rank nothing (pipeline.run_search); the line says so. So does a
+    word searched otherwise than typed, and one the model knows that no passage holds, as the command line says
+    them: the window listed another word's files with no word of why (decision 0194)."""
     search(qtbot, win, "the of and", mode="hybrid")
     assert "only common words (the, of, and)" in win.statusBar().currentMessage()
     search(qtbot, win, "the volcano", mode="hybrid")
     assert "only common words" not in win.statusBar().currentMessage()
+    search(qtbot, win, "volcanno", mode="hybrid")
+    assert "searched “volcanno” as “volcano”" in win.statusBar().currentMessage()
+    search(qtbot, win, "inland", mode="hybrid")
+    assert "no passage holds “inland”: searched as typed (did you mean “island”?)" in win.statusBar().currentMessage()
 
 
 # -- history -----------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 
 from corpus import write_texts
 from searchapp.cli.main import main
-from searchapp.library.search.result import TYPO
+from searchapp.library.search.result import DID_YOU_MEAN, TYPO
 
 
 def _docs(tmp_path: Path) -> Path:
@@ -21,6 +21,7 @@ def _docs(tmp_path: Path) -> Path:
         "pakage-list.txt": "Things to bring: tent, stove, rope.",
         **{f"clinic{i:02d}.txt": f"Visit {i}: the treatment worked, said the nurse." for i in range(25)},
         "typo.txt": "A relatment of sorts, as one letter misspells it. PPARs regulate genes.",
+        "focaccia.txt": "Bake the focaccia for 25 minutes, then bake the rolls.",
     })
 
 
@@ -49,6 +50,13 @@ def test_a_word_one_letter_off_is_searched_as_the_word_the_library_holds(tiny_li
     # 25 passages hold "treatment", one "relatment" (counted 20 times for its first letter)
     res = tiny_library.search("reatment", mode="lexical", k=30)
     assert len(names(res)) == 25 and all(n.startswith("clinic") for n in names(res)), typos(res)
+    # A word the model's vocabulary holds whole is a word, not a typo (decision 0194): searched as typed, the word one
+    # edit away offered. Searched as "bake", "brake pads" put a focaccia recipe first.
+    res = tiny_library.search("brake pads", mode="lexical")
+    assert names(res) == [] and typos(res) == [] and res.searched_as == {}
+    assert res.did_you_mean == {"brake": "bake"} and res.to_json()["did_you_mean"] == {"brake": "bake"}
+    assert [n.text for n in res.notices if n.kind == DID_YOU_MEAN] == [
+        "no passage holds “brake”: searched as typed (did you mean “bake”?)"]
 
 
 def test_a_word_held_as_typed_quoted_or_naming_a_file_is_searched_as_typed(tiny_library, tmp_path):

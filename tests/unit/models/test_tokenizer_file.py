@@ -91,6 +91,16 @@ def test_sync_encoder_cuts_the_passages_the_bi_encoder_cuts_without_loading_it(m
     assert sync_encoder.chunking_spec()[1:] == tiny_encoder.chunking_spec()[1:]
 
 
+def test_a_search_asks_the_models_vocabulary_without_loading_the_model(make_config, tiny_bi_encoder_dir, tmp_path):
+    """A word the vocabulary holds whole is no typo (search/typos.py, decision 0194), asked in a lexical search too,
+    which never loads torch; a model folder that is not there knows no word, and the search goes on."""
+    models = ModelSet(make_config(models={"bi_encoder": str(tiny_bi_encoder_dir), "reranker": ""}))
+    assert [models.knows_word(w) for w in ("brake", "Brake", "recieve", "warranty")] == [True, True, False, False]
+    assert models.loaded_encoder is None
+    gone = ModelSet(make_config(models={"bi_encoder": str(tmp_path / "no-model"), "reranker": ""}))
+    assert gone.knows_word("brake") is False and gone.loaded_encoder is None
+
+
 def test_a_loaded_model_that_chunks_otherwise_is_warned_of_and_chunks_from_then_on(
         tmp_path, make_config, packaged_model_dir, tiny_encoder, caplog):
     models = ModelSet(make_config(models={"reranker": ""}), encoder=tiny_encoder)
