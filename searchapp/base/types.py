@@ -162,8 +162,18 @@ class Hit:
             return s.dense, "similarity"
         return (s.lexical or 0.0), "bm25"
 
+    @property
+    def scored(self) -> bool:
+        """False for a row no stage scored: a listing's (a query of only fields, type:md: newest first) and a file
+        listed first for its name (search/named.py)."""
+        s = self.scores
+        return any(v is not None for v in (s.dense, s.lexical, s.fused, s.rerank))
+
     def to_json(self) -> dict[str, Any]:
+        value: Optional[float]
         value, label = self.shown_score
+        if self.named or not self.scored:  # no score, as the text and the window show none: not "bm25 0.0"
+            value, label = None, "named" if self.named else "newest"
         return {**self._passage_json(), "score": value, "score_label": label, "named": self.named, "weak": self.weak,
                 "rare_word": self.rare, "exact_phrase": self.phrase,
                 "focus": list(self.focus) if self.focus is not None else None,

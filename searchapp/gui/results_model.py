@@ -77,8 +77,7 @@ def movement_tooltip(hit: Hit) -> str:
 
 def scored(hit: Hit) -> bool:
     """False for a listing (a query of only fields, type:md): its files come newest first, no stage scored them."""
-    s = hit.scores
-    return any(v is not None for v in (s.dense, s.lexical, s.fused, s.rerank))
+    return hit.scored
 
 
 UNSCORED_TIP = "Listed newest first: the query has no words to rank by, so there is no score"

@@ -35,10 +35,15 @@ def test_a_name_no_passage_holds_lists_that_file_first(lib, mode):
     assert res.said(NAMED) == "no passage holds sourdough: the file named like it comes first (`name:sourdough` lists it)"
     assert res.to_json()["name_notice"] == res.said(NAMED)
     assert _names(res)[0] == "sourdough-bread.txt" and res.hits[0].named and res.hits[0].ranks.final == 1
-    assert res.to_json()["hits"][0]["named"] is True
+    top, *rest = res.to_json()["hits"]
+    # no score, as the text ("named like the query") and the window ("name") show none: "bm25 0.0" sorted it last
+    assert top["named"] is True and (top["score"], top["score_label"]) == (None, "named")
+    assert (rest or mode == "lexical") and all(h["score"] is not None and h["score_label"] == "match" for h in rest)
     assert len(_names(res)) == len(set(_names(res)))  # the named file is not listed again by meaning
     assert not any(h.named for h in res.hits[1:])  # what meaning found follows, as it was
-    assert _names(lib.search("name:sourdough", mode=mode)) == ["sourdough-bread.txt"]
+    listing = lib.search("name:sourdough", mode=mode)  # only a field: newest first, no stage scored it either
+    assert _names(listing) == ["sourdough-bread.txt"]
+    assert [(h["score"], h["score_label"]) for h in listing.to_json()["hits"]] == [(None, "newest")]
 
 
 def test_many_files_named_like_it_come_newest_first_within_k(lib, tmp_path):
