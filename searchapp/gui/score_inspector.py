@@ -78,8 +78,8 @@ def why_text(hit: Hit) -> str:
         parts.append("holds a query word the model does not know and few passages hold: scored with at least the "
                      "meaning its words earn")
     if getattr(hit, "phrase", False):  # search/exact_phrase.py
-        parts.append("holds the query, or an amount or code of it, word for word: scored with at least the best "
-                     "meaning among the candidates")
+        parts.append("holds the query, or a date, an amount or a code of it, word for word: scored with at least "
+                     "the best meaning among the candidates")
     if s.rerank is not None:
         parts.append(f"cross-encoder {s.rerank:.3f} → #{r.rerank}")
     head = f"Why #{r.final} {shown_name(hit.path)}: " if r.final else f"Why {shown_name(hit.path)}: "

@@ -13,6 +13,12 @@ candidates' own texts with FTS5 (store/postgres/tokens.py: matching, the same on
 a query word and the starts of the query words' stems in order (`_near_phrase`, a regular expression: FTS5's
 in-memory check of every candidate cost 13-85 ms a search on SciFact). Nothing here depends on vectors, and the best cosine only rises as vectors are added, so a lifted
 score only rises as meaning fills (decision 0109).
+
+The same lift, where the holders are few enough to say which file is meant (decision 0194: a newcomer's lease, letter
+and report came 2nd to 8th under texts full of other dates and numbers): a short query (two to four words, two of
+them no stop word: "security deposit") held whole; a date written with its month's name ("18 September 2025",
+"October 2025") held whole; and an amount held by too many candidates ("1.8", in a dozen tables) where those of them
+holding every other word of the query too ("coefficient of performance 1.8") are few.
 """
 
 from __future__ import annotations
@@ -22,12 +28,25 @@ import unicodedata
 from typing import Mapping
 
 from ...store.cjk import cjk_query
+from ...store.lexical import STOP_WORDS
 from .rare_words import RARE_DF
 
-__all__ = ["PHRASE_WORDS", "phrase_of", "holding_phrase", "codes_of", "holding_codes"]
+__all__ = ["PHRASE_WORDS", "SHORT_WORDS", "phrase_of", "holding_phrase", "codes_of", "holding_codes", "dates_of"]
 
 # Words a query needs for its whole text to be evidence as a phrase: fewer are often said word for word by chance.
 PHRASE_WORDS = 5
+# ... unless the query is short and the phrase rare: two to four words, at least SHORT_WORDS of them no stop word
+# ("security deposit"), held as typed by at most RARE_DF of the candidates (decision 0194)
+SHORT_WORDS = 2
+# A date written with its month's name: "18 September 2025", "7th of October 2025", "Sept. 24, 1973", "October 2025",
+# "18 September". The words index reads it as two or three words that every dated text holds apart ("18", "2025"):
+# said together, in order, it identifies a letter as an amount does (decision 0194).
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+          r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_DAY = r"(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?"
+_YEAR = r"(?:1[5-9]|2\d)\d\d"
+_DATE = re.compile(rf"(?<![\w.,])(?:{_DAY}\s+(?:of\s+)?{_MONTH},?(?:\s+{_YEAR})?|{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?"
+                   rf"|{_MONTH},?\s+{_YEAR})(?![\w])", re.I)
 _WORD = re.compile(r"\w+", re.UNICODE)  # the lexical index's notion of a word (store/lexical_queries.py)
 _MARKS = re.compile("[\u0300-\u036f]")  # the combining diacritics NFKD splits off ("é" is "e" and U+0301)
 _DIGITS_SPAN = re.compile(r"\d.*\d", re.S)  # a token from its first digit to its last
@@ -36,23 +55,40 @@ _THOUSANDS = re.compile("(?<=\\d)[,'\u00a0\u2009\u202f](?=\\d{3}(?!\\d))")
 
 
 def phrase_of(text: str) -> str | None:
-    """The FTS5 phrase of `text`'s words when it has at least PHRASE_WORDS of them (and no CJK, which the character
-    table reads); else None."""
+    """The FTS5 phrase of `text`'s words when it has at least PHRASE_WORDS of them, or two to four of which at least
+    SHORT_WORDS are no stop word (and no CJK, which the character table reads); else None."""
     words = _WORD.findall(text)
-    if len(words) < PHRASE_WORDS or cjk_query(text) is not None:
+    short = 2 <= len(words) < PHRASE_WORDS and sum(w.lower() not in STOP_WORDS for w in words) >= SHORT_WORDS
+    if (len(words) < PHRASE_WORDS and not short) or cjk_query(text) is not None:
         return None
+    return _phrase(words)
+
+
+def _phrase(words: list[str]) -> str:
     return '"' + " ".join(words) + '"'  # \w+ words hold no quote: nothing of FTS5's syntax can be in it
 
 
 def holding_phrase(text: str, candidates: Mapping[int, str]) -> set[int]:
     """Those of `candidates` ({passage id: its text}, the ones holding a query word) that hold `text` as a phrase,
-    where at most RARE_DF of them do."""
+    or one of its written dates (dates_of), where at most RARE_DF of them do."""
     phrase = phrase_of(text)
-    if phrase is None or not candidates:
-        return set()
+    found = _holding(_WORD.findall(text), phrase, candidates) if phrase is not None and candidates else set()
+    for date in dates_of(text) if candidates else []:
+        words = _WORD.findall(date)
+        found |= _holding(words, _phrase(words), candidates)
+    return found
+
+
+def dates_of(text: str) -> list[str]:
+    """The dates `text` writes with a month's name ("18 September 2025", "Sept. 24, 1973", "October 2025")."""
+    return list(dict.fromkeys(m.group() for m in _DATE.finditer(text)))
+
+
+def _holding(words: list[str], phrase: str, candidates: Mapping[int, str]) -> set[int]:
+    """Those of `candidates` that hold `words` as the FTS5 `phrase`, where they identify (_identifies)."""
     from ...store.postgres.tokens import matching  # FTS5's tokenizer in memory, as the constraints use it
 
-    near = _near_phrase(_WORD.findall(text))
+    near = _near_phrase(words)
     if near is None:
         kept = list(candidates.items())
     else:
@@ -62,7 +98,13 @@ def holding_phrase(text: str, candidates: Mapping[int, str]) -> set[int]:
     holders = matching(kept, phrase, False) if kept else set()
     # where it identifies, as an amount must: a footer every PEP holds ("This document has been placed in the public
     # domain") said word for word lifted every PEP above the files on its topic
-    return holders if len(holders) <= RARE_DF else set()
+    return holders if _identifies(holders, candidates) else set()
+
+
+def _identifies(holders: set[int], candidates: Mapping[int, str]) -> bool:
+    """Whether `holders` are few enough to say which file is meant: at most RARE_DF texts (a file's exact copies,
+    each its own passage, hold one text)."""
+    return len({candidates[c] for c in holders}) <= RARE_DF
 
 
 def codes_of(text: str) -> list[str]:
@@ -94,9 +136,24 @@ def holding_codes(text: str, candidates: Mapping[int, str]) -> set[int]:
     for code in codes:
         typed = re.compile(r"(?<!\d)" + re.escape(code) + r"(?!\d)")
         holders = {cid for cid, x in texts.items() if code in x and typed.search(x)}
-        if len(holders) <= RARE_DF:
+        if not _identifies(holders, candidates):
+            holders = _holding_the_rest(text, code, holders, candidates)
+        if _identifies(holders, candidates):
             found |= holders
     return found
+
+
+def _holding_the_rest(text: str, code: str, holders: set[int], candidates: Mapping[int, str]) -> set[int]:
+    """Those of `holders` (holding `code`) that hold every other word of `text` too, stop words aside: "1.8" is in
+    a dozen tables, "coefficient of performance 1.8" in one report's page. None where `text` has no other word."""
+    from ...store.word_stats import text_terms
+
+    rest = text_terms([" ".join(w for w in _WORD.findall(text.replace(code, " ")) if w.lower() not in STOP_WORDS)])[0]
+    rest -= text_terms([code])[0]
+    if not rest or not holders:
+        return set()
+    ids = sorted(holders)
+    return {c for c, terms in zip(ids, text_terms([candidates[c] for c in ids]), strict=True) if rest <= terms}
 
 
 def _ungrouped(text: str) -> str:

@@ -249,7 +249,8 @@ def _word_evidence(req: SearchRequest, asked: _Asked, store: Store, cand: Candid
     # that a lone common word does not count as a full words share.
     weight = words_weight(store, asked.text, asked.prefixes)
     # A long query said word for word in a passage (decision 0169): as near in meaning as the nearest candidate.
-    # An amount or a code typed whole ("812.60") and found whole: the same lift.
+    # An amount or a code typed whole ("812.60") and found whole, a short query or a written date held whole: the
+    # same lift (decision 0194).
     holders = {c: scored.rows[c].text for c in scored.seen if scored.scores[c].lexical} if lifts else {}
     exact = holding_phrase(asked.text, holders) | holding_codes(asked.text, holders)
     return rare, weight, exact
