@@ -39,16 +39,30 @@ def one_name_each(paths: Iterable[str]) -> list[str]:
     reached through a linked folder are the file itself, never its copy (a person deleting "the copy" of a file
     whose other name was its link deleted the only one: decision 0192). The name without a link on its way is
     kept, else the first; order kept. Compared by device and inode, on disk now."""
-    paths = list(paths)
-    keys = [_file_key(p) for p in paths]
+    return _one_each([(p, _file_key(p)) for p in paths])
+
+
+def _one_each(keyed: list[tuple[str, Optional[tuple[int, int, Optional[str]]]]]) -> list[str]:
     chosen: dict[tuple[int, int, Optional[str]], str] = {}
-    for path, key in zip(paths, keys, strict=True):
+    for path, key in keyed:
         if key is not None and (key not in chosen or (not _is_real(chosen[key]) and _is_real(path))):
             chosen[key] = path
-    return [p for p, key in zip(paths, keys, strict=True) if key is None or chosen[key] == p]
+    return [p for p, key in keyed if key is None or chosen[key] == p]
+
+
+# Copies of one search row looked at on disk, at most: each is a stat at every search (a reviewer's row of 2,999
+# copies made 5,999; on a network share or a sleeping disk, seconds). Past it they are listed as copies, as before
+# decision 0192: since it a link is indexed once, at its own path, so a second name is left only by a hard link or
+# a library written before.
+STAT_AT_MOST = 64
 
 
 def other_files(path: str, paths: Iterable[str]) -> list[str]:
-    """`paths` less those that name the file `path` names, one name each (one_name_each): a search row's copies."""
+    """`paths` less those that name the file `path` names, one name each (one_name_each): a search row's copies.
+    Each path is looked at on disk once, and only where there are at most STAT_AT_MOST of them."""
+    paths = [p for p in paths if p != path]
+    if len(paths) > STAT_AT_MOST:
+        return paths
     own = _file_key(path)
-    return one_name_each(p for p in paths if p != path and (own is None or _file_key(p) != own))
+    keyed = [(p, _file_key(p)) for p in paths]
+    return _one_each([(p, key) for p, key in keyed if own is None or key != own])

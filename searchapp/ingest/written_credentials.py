@@ -49,8 +49,8 @@ _SETTING = re.compile(r"""^[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?["']?(?P<key>[A-Za
 # first, fish "- cmd: ").
 _VALUE = r"""(?P<value>"[^"\n]{0,300}"|'[^'\n]{0,300}'|[^\s"'`;&|)]{1,300}+)"""
 _COMMANDS = re.compile(rf"""(?:^|[\s;&|(])(?:export[ \t]+)?(?P<key>[A-Za-z_][A-Za-z0-9_]{{0,80}}+)={_VALUE}
-    | \bcurl\b[^\n]*?[ \t](?P<curl>-u|--user)[ \t=]?["']?[^\s:"'$]{{1,100}}:{_VALUE.replace('value', 'curl_value')}
-    | \b(?P<mysql>mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?[ \t]-p{_VALUE.replace('value', 'mysql_value')}
+    | \bcurl\b[^\n]{{0,300}}?[ \t](?P<curl>-u|--user)[ \t=]?["']?[^\s:"'$]{{1,100}}:{_VALUE.replace('value', 'curl_value')}
+    | \b(?P<mysql>mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{{0,300}}?[ \t]-p{_VALUE.replace('value', 'mysql_value')}
     | [ \t](?P<option>--password)[ \t=]{_VALUE.replace('value', 'option_value')}""", re.MULTILINE | re.VERBOSE)
 NETRC_MARKS = ("login",)  # what a library's stored passages are asked for a .netrc line (SQL LIKE, decision 0184's way)
 # Begun at its literal word, the engine skips to each "machine" at the speed of a substring search (a `^` or `\b`
@@ -77,6 +77,9 @@ _UNLEET = str.maketrans("@$013457!", "asoieasti")
 _MIN_LENGTH = 6
 _MIN_ENTROPY = 2.5  # bits a character: "hunter2" has 2.8, "aaaa1111" 1.0
 _LOOKED_AT = 1000  # settings looked at, at most: a text of a million lines costs this many looks
+# Characters of one line asked the expressions, at most: a setting or a command typed by a person is far shorter,
+# and a line of megabytes (minified, base64) would be asked at each of its words
+LINE_CHARS = 4096
 
 
 def config_like(path: str) -> str:
@@ -154,18 +157,21 @@ def _lines_to_read(text: str, commands: bool) -> list[tuple[int, int]]:
     `:` follows a credential's last word (`DB_PASSWORD=`, `apiKey:`), or (`commands`) it names one of
     _COMMAND_WORDS."""
     starts: set[int] = set()
+    # Once a line is listed the search goes on after it: a line is looked back along once, not at each of its
+    # separators (a 2 MB `.env` of one line took 5 s), and never read past LINE_CHARS.
     for separator in _SEPARATORS:
         at = text.find(separator)
         while at >= 0 and len(starts) < _LOOKED_AT:
             if text[max(0, at - 16):at].rstrip(" \t\"'").lower().endswith(_NAME_ENDS):
                 starts.add(text.rfind("\n", 0, at) + 1)
+                at = _line_end(text, at)
             at = text.find(separator, at + 1)
     for word in _COMMAND_WORDS if commands else ():
         at = text.find(word)
         while at >= 0 and len(starts) < 2 * _LOOKED_AT:
             starts.add(text.rfind("\n", 0, at) + 1)
-            at = text.find(word, at + len(word))
-    return [(start, _line_end(text, start)) for start in sorted(starts)]
+            at = text.find(word, _line_end(text, at))
+    return [(start, min(_line_end(text, start), start + LINE_CHARS)) for start in sorted(starts)]
 
 
 def _line_end(text: str, start: int) -> int:

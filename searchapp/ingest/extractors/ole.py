@@ -56,6 +56,7 @@ class OleFile:
         import olefile
 
         self._fh: BinaryIO = io.BytesIO(path) if isinstance(path, (bytes, bytearray)) else open_regular(path)
+        self._below: Optional[dict[str, list[str]]] = None  # `below`'s, made at its first ask
         try:
             self._fh.seek(0, os.SEEK_END)
             self.size = self._fh.tell()
@@ -98,6 +99,17 @@ class OleFile:
             if len(entry) == depth + 1 and "/".join(entry[:depth]) == prefix.rstrip("/"):
                 out.append("/".join(entry))
         return out
+
+    def below(self, storage: str) -> list[str]:
+        """Every stream and storage below `storage` ("ObjectPool/_1345470949"), at any depth, from one listing of the
+        directory for all the asks: a .doc of 2,000 objects listed its whole directory for each (4.9 s, a reviewer)."""
+        if self._below is None:
+            self._below = {}
+            for entry in self.ole.listdir(streams=True, storages=True):
+                name = "/".join(entry)
+                for depth in range(1, len(entry)):
+                    self._below.setdefault("/".join(entry[:depth]), []).append(name)
+        return self._below.get(storage.rstrip("/"), [])
 
     def stream(self, name: str, cap: int) -> bytes:
         """A stream's bytes. PartTooLarge over `cap`; ExtractionError when it is missing or its size lies."""

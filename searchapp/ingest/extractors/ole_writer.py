@@ -32,17 +32,16 @@ def storage_file(ole: OleFile, storage: str, cap: int) -> bytes:
     """The storage `storage` of `ole` ("ObjectPool/_1345470949", as olefile lists it) as a compound file, its
     streams and storages below it copied, its class id kept. PartTooLarge when its streams together are over `cap`
     (told from the directory, before any is read)."""
-    top = storage.split("/")
-    below = [e for e in ole.ole.listdir(streams=True, storages=True) if len(e) > len(top) and e[:len(top)] == top]
+    below = ole.below(storage)  # one listing of the directory for every object of the file
     if len(below) > MAX_ENTRIES:
         raise ExtractionError(f"embedded document holds more than {MAX_ENTRIES:,} streams")
-    streams = {"/".join(e) for e in below if ole.ole.get_type("/".join(e)) == 2}  # olefile.STGTY_STREAM
+    streams = {name for name in below if ole.ole.get_type(name) == 2}  # olefile.STGTY_STREAM
     if sum(ole.ole.get_size(name) for name in streams) > cap:
         raise PartTooLarge(storage, cap)
     entries: dict[str, Optional[bytes]] = {}
     clsids: dict[str, bytes] = {"": _clsid(ole, storage)}
-    for e in below:
-        full, inner = "/".join(e), "/".join(e[len(top):])
+    for full in below:
+        inner = full[len(storage.rstrip("/")) + 1:]
         entries[inner] = ole.stream(full, cap) if full in streams else None
         if full not in streams:
             clsids[inner] = _clsid(ole, full)

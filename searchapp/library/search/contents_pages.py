@@ -61,7 +61,7 @@ def _number(page: str) -> tuple[int, int]:
 
 def is_contents(text: str) -> bool:
     """Whether `text` (a passage) is a contents page's: see the module docstring."""
-    if "...." not in text and ". . . ." not in text and "……" not in text:  # most passages: no leaders at all
+    if LEADERS.search(text) is None:  # most passages: no leaders at all (every form: "… …", dots spaced by a tab)
         return False
     lines = [ln.strip() for ln in text.splitlines()]
     pages = [(p, len(ln)) for ln in lines if (p := _page_of(ln)) is not None]

@@ -42,6 +42,10 @@ BODY = ("Many businesses are trying to limit data access to a need-to-know basis
 
 def test_a_contents_page_is_told_from_lists_whose_dots_are_their_content():
     assert is_contents(TOC)
+    # every form of leaders the rule reads: ellipses spaced, dots spaced by no-break spaces (a reviewer)
+    spaced = "\n".join(f"Chapter {i} on harbours … … … … … {3 * i}" for i in range(1, 6))
+    no_break = "\n".join(f"Chapter {i} on harbours .\u00a0.\u00a0.\u00a0.\u00a0. {3 * i}" for i in range(1, 6))
+    assert is_contents(spaced) and is_contents(no_break)
     assert not is_contents(SCHEDULE)  # its numbers are codes of four digits, not pages
     assert not is_contents(INDEX)  # its pages go up and down
     assert not is_contents("Wait.... what? The end.... Row permissions.... 3\nmore .... 4\nand .... 5\n" + BODY)

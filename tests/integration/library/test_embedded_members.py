@@ -242,6 +242,19 @@ def test_a_legacy_documents_ole_objects_are_its_members(tmp_path, kind):
     assert not holds_files(plain)
 
 
+@pytest.mark.parametrize("kind", [".doc", ".ppt"])
+def test_a_documents_objects_are_read_to_a_cap_and_the_rest_said(tmp_path, monkeypatch, kind):
+    """olefile finds a name among its siblings one by one: a reviewer's .doc of 2,000 objects took 4.9 s (1.9 s once
+    the directory was listed once). At most MAX_OBJECTS objects are read; the rest is said, as an archive's is."""
+    from searchapp.ingest.extractors import ole_embedded
+
+    monkeypatch.setattr(ole_embedded, "MAX_OBJECTS", 2)
+    got = [(m.name, m.reason) for m in iter_members(_legacy(tmp_path, kind), 2**20)]
+    stem = _STEMS[kind]
+    assert [n for n, _ in got] == [f"{stem}1/census-北極.txt", f"{stem}2.pdf", "…"], got
+    assert got[-1][1] == "only the first 2 embedded objects read"
+
+
 @pytest.mark.parametrize("damage", ["corrupt zlib", "said too large", "inflates past its size", "not hex",
                                     "hex too large", "storage too large", "linked", "broken walk"])
 def test_a_bad_embedded_object_is_a_note_beside_the_others(tmp_path, monkeypatch, damage):

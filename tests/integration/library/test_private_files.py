@@ -186,6 +186,15 @@ def test_a_folder_reached_through_a_link_is_the_folder_itself(tiny_library, tmp_
                                             "notes/passport.md")]
     assert lib.store.file_by_path(str(docs / "notes-inside")).status == "excluded"
     assert lib.duplicates().exact == [[str(docs / "copy.md"), str(docs / "notes/passport.md")]]
+    row = lib.search("boiler engineer", mode="lexical").hits[0]  # its hard link is the file, no copy of it
+    assert "boiler" in row.path and row.copies == [], (row.path, row.copies)
+    from searchapp.ingest import fsnames
+
+    fsnames.STAT_AT_MOST, kept = 0, fsnames.STAT_AT_MOST  # past the cap a row's copies are not looked at on disk
+    try:
+        assert len(lib.search("boiler engineer", mode="lexical").hits[0].copies) == 1
+    finally:
+        fsnames.STAT_AT_MOST = kept
     info = lib.explain(str(links / "notes-link" / "boiler.md"))
     assert (info["path"], info["reached_as"], info["state"]) == (str(docs / "notes/boiler.md"),
                                                                    str(links / "notes-link/boiler.md"), "indexed")

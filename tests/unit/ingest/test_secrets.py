@@ -178,6 +178,19 @@ def test_a_password_or_key_written_out_in_a_config_file_is_a_secret(name, text, 
     assert named is None or config_like(name) or any(mark in text for mark in NETRC_MARKS)
 
 
+def test_a_long_line_is_looked_along_once_and_read_to_a_cap():
+    """A reviewer's 2 MB `.env` of one line took 5 s (the line looked back along at each `=`) and a 200 KB history
+    line 38 s (a lazy run to each `curl`'s line end): a line is listed once, and read to LINE_CHARS at most."""
+    from searchapp.ingest.written_credentials import LINE_CHARS, _lines_to_read
+
+    one_line = "db_token=1," * 200_000
+    assert _lines_to_read(one_line, commands=False) == [(0, LINE_CHARS)]
+    history = "ls\n" + "curl x " * 30_000 + "\nls\n"
+    assert _lines_to_read(history, commands=True) == [(3, 3 + LINE_CHARS)]
+    # still found where a person writes it: the line's start
+    assert secret_content(f"export GH_TOKEN={_HIDDEN}; " + "curl x " * 30_000, ".bash_history") is not None
+
+
 @pytest.mark.parametrize("first_line, secret", [
     ("name,url,username,password,note", True),  # Chrome's export
     ('"Group","Title","Username","Password","URL","Notes"', True),  # KeePassXC's
