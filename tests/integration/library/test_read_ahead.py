@@ -368,6 +368,9 @@ def test_a_busy_second_core_is_seen(monkeypatch):
 
 def test_cancel_stops_the_worker_and_a_later_sync_completes(tmp_path, docs, tiny_encoder, in_process,
                                                             small_threshold, monkeypatch):
+    """A stop at the 20th file kills the worker and keeps every file in hand from there on: it kept 20, the rest of
+    the group the worker had handed back (and one it had finished) dropped and read again by the next sync (1,000
+    PDFs: up to two groups, a minute or more of reading). At least the rest of the 20th's group of 8 is kept."""
     made = _recording(monkeypatch)
     token = CancelToken()
 
@@ -382,29 +385,12 @@ def test_cancel_stops_the_worker_and_a_later_sync_completes(tmp_path, docs, tiny
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
     assert not [t for t in threading.enumerate() if "QueueManager" in t.name and t.is_alive()]
+    assert made[0].stats["worker"] >= 8  # the worker read groups, not the sync alone
+    with Library(load_config(tmp_path / "lib-cancel", env={}, overrides={"models": {"reranker": ""}}),
+                 encoder=tiny_encoder) as lib:
+        kept = _dump(lib)
+    # each kept as the in-process pass stores it (ids and all: the files in the sync's order, none skipped)
+    assert len(kept["files"]) >= 24 and kept["files"] == in_process["files"][:len(kept["files"])], len(kept["files"])
     rows, _ = _sync(tmp_path / "lib-cancel", docs, tiny_encoder)  # the same library again, to the end
     assert rows["chunks"] == in_process["chunks"] and [r[2] for r in rows["files"]] == [
         r[2] for r in in_process["files"]]
-
-
-def test_a_stop_keeps_the_files_the_worker_has_read(tmp_path, docs, tiny_encoder, in_process, small_threshold,
-                                                     monkeypatch):
-    """A stop at the 20th file kept 20: the rest of the group the worker had handed back (and one it had finished)
-    was dropped and read again by the next sync (1,000 PDFs: up to two groups, a minute or more of reading). Now
-    every file in hand from there on is written: at least the rest of the 20th's group of 8 (files 21-24)."""
-    made = _recording(monkeypatch)
-    token = CancelToken()
-
-    def progress(p):
-        if p.stage == "extracting" and p.done == 20:
-            token.cancel()
-
-    with pytest.raises(Cancelled):
-        _sync(tmp_path / "lib-stop", docs, tiny_encoder, cancel=token, progress=progress)
-    assert made and made[0].stats["worker"] >= 8  # the worker read groups, not the sync alone
-    config = load_config(tmp_path / "lib-stop", env={}, overrides={"models": {"reranker": ""}})
-    with Library(config, encoder=tiny_encoder) as lib:
-        kept = _dump(lib)
-    assert len(kept["files"]) >= 24, len(kept["files"])
-    # each kept as the in-process pass stores it (ids and all: the files in the sync's order, none skipped)
-    assert kept["files"] == in_process["files"][:len(kept["files"])]
