@@ -33,7 +33,7 @@ from .result import written_as
 if TYPE_CHECKING:
     from ...store import Store
 
-__all__ = ["Typos", "typo_fixed", "MIN_LETTERS", "MAX_WORDS"]
+__all__ = ["Typos", "typo_fixed", "is_known", "MIN_LETTERS", "MAX_WORDS"]
 
 MIN_LETTERS = 5  # a shorter word has too many neighbours one edit away ("form": from, fork, foam, firm, …)
 MAX_LETTERS = 30  # a longer run of letters is no word to mistype (and its ~54 neighbours a letter cost memory)
@@ -84,8 +84,21 @@ def typo_fixed(store: Store, text: str, query: str, constrained: Sequence[str] =
     offered: list[tuple[str, str]] = []
     for w in unknown:
         if nearest[w] and not names_a_file(store, w):
-            (offered if known is not None and known(w) else changes).append((w, _cased_as(w, nearest[w])))
+            (offered if known is not None and is_known(w, known) else changes).append((w, _cased_as(w, nearest[w])))
     return Typos(written_as(text, changes), changes, offered)
+
+
+def is_known(word: str, known: Callable[[str], bool]) -> bool:
+    """Whether `known` holds `word`, or the word a plural or a verb's -s form is made of: WordPiece holds few plurals
+    whole ("ditches" is "ditch ##es"), and "fortified stone buildings with water-filled ditches" was searched as
+    "dutches", a bread recipe's Dutch oven first. A misspelt plural's base is no word either ("recieves")."""
+    if known(word):
+        return True
+    w = word.lower()
+    if len(w) < 4 or not w.isalpha() or not w.endswith("s") or w.endswith("ss"):
+        return False
+    bases = ([w[:-3] + "y"] if w.endswith("ies") else []) + ([w[:-2]] if w.endswith("es") else []) + [w[:-1]]
+    return any(len(b) >= 3 and known(b) for b in bases)
 
 
 def _nearest_held(store: Store, words: Sequence[str]) -> Optional[dict[str, str]]:

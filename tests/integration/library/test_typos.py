@@ -59,6 +59,16 @@ def test_a_word_one_letter_off_is_searched_as_the_word_the_library_holds(tiny_li
         "no passage holds “brake”: searched as typed (did you mean “bake”?)"]
 
 
+def test_a_plural_of_a_known_word_is_known():
+    """WordPiece holds few plurals whole ("ditches" is "ditch ##es"): "water-filled ditches" was searched as
+    "dutches", and a bread recipe's Dutch oven came first (tests/e2e/test_cli_e2e.py, with the packaged MiniLM)."""
+    from searchapp.library.search.typos import is_known
+
+    known = {"ditch", "brake", "city", "box"}.__contains__
+    assert all(is_known(w, known) for w in ("ditches", "Brakes", "cities", "boxes"))
+    assert not any(is_known(w, known) for w in ("dutches", "recieves", "ditchs s", "bss", "ss"))
+
+
 def test_a_word_held_as_typed_quoted_or_naming_a_file_is_searched_as_typed(tiny_library, tmp_path):
     tiny_library.add_folder(_docs(tmp_path), embed=False)
     # held as typed; quoted; a prefix; excluded; a field's value; a file's name; 31 letters
