@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,23 +14,31 @@ from searchapp.base.config import load_config
 from searchapp.cli.main import main
 
 
-@pytest.fixture
-def library(tmp_path, tiny_encoder, tiny_bi_encoder_dir) -> Path:
+@pytest.fixture(scope="module")
+def built_library(tmp_path_factory, tiny_encoder, tiny_bi_encoder_dir) -> Path:
+    """One library of 30 files for the module (its sync is most of a test's cost); each test damages a copy."""
     from searchapp.library import Library
 
-    docs = tmp_path / "docs"
+    root = tmp_path_factory.mktemp("damaged")
+    docs = root / "docs"
     docs.mkdir()
     rng = random.Random(0)
     words = [f"w{i}" for i in range(3000)]
     for i in range(30):
         (docs / f"d{i}.txt").write_text(" ".join(rng.choice(words) for _ in range(600)) + "\n")
-    data = tmp_path / "lib"
+    data = root / "lib"
     data.mkdir()
     (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n'
                                       'device = "cpu"\n')
     with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
     return data
+
+
+@pytest.fixture
+def library(built_library, tmp_path) -> Path:
+    """A copy of the module's library (closed: its WAL checkpointed into library.sqlite), to damage."""
+    return Path(shutil.copytree(built_library, tmp_path / "lib"))
 
 
 COMMANDS = [["search", "w17 w42"], ["search", "w17", "--mode", "lexical"], ["status"], ["index"]]
