@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 import zipfile
+from types import SimpleNamespace
 
 import pytest
 
 from searchapp.base.member_paths import DISPLAY_SEP, MEMBER_SEP
 
 
-def _run(data, *args):
-    import os
-    env = {**os.environ, "SEARCHAPP_DATA_DIR": str(data), "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), *args], capture_output=True,
-                          text=True, env=env, timeout=300)
+def _run(capsys, data, *args) -> SimpleNamespace:
+    """The command line in this process (what it prints and its exit code are the point here, not a process):
+    five runs through `python -m searchapp` were ~2 CPU s of this module's."""
+    from searchapp.cli.main import main
+
+    capsys.readouterr()
+    code = main(["--data-dir", str(data), *args])
+    out, err = capsys.readouterr()
+    return SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
 
 def test_explain_of_a_folder_counts_its_files_as_status_does(tiny_library, tmp_path):
@@ -72,7 +75,7 @@ def test_explain_every_case(tiny_library, tmp_path, make_config, monkeypatch):
     assert lib.explain(str(docs / "a.zip") + MEMBER_SEP + "inside/note.txt")["passages"] == e["passages"]
 
 
-def test_explain_and_status_files_cli(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+def test_explain_and_status_files_cli(tmp_path, tiny_bi_encoder_dir, tiny_encoder, capsys):
     from searchapp.base.config import load_config
     from searchapp.library import Library
 
@@ -85,20 +88,20 @@ def test_explain_and_status_files_cli(tmp_path, tiny_bi_encoder_dir, tiny_encode
     (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n')
     with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
-    out = _run(data, "explain", str(docs / "a.txt"), "--json")
+    out = _run(capsys, data, "explain", str(docs / "a.txt"), "--json")
     assert out.returncode == 0, out.stderr
     info = json.loads(out.stdout)
     assert info["state"] == "indexed" and "Lemurs" in info["text"]
-    out = _run(data, "explain", str(docs / "a.txt"))
+    out = _run(capsys, data, "explain", str(docs / "a.txt"))
     assert "state: indexed" in out.stdout and "passages: 1" in out.stdout and "note:" not in out.stdout
-    out = _run(data, "status", "--files", "no_text", "--json")
+    out = _run(capsys, data, "status", "--files", "no_text", "--json")
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)["files"]
     assert [r["path"] for r in rows] == [str(docs / "blank.html")] and rows[0]["state"] == "no_text"
-    st = json.loads(_run(data, "status", "--json").stdout)
+    st = json.loads(_run(capsys, data, "status", "--json").stdout)
     assert st["files_by_state"]["indexed"] == 1 and st["files_by_state"]["no_text"] == 1
     # listed by the state `--files` finds it by (it said "[skipped]", which `--files skipped` did not list)
-    assert f"  [no_text] {docs / 'blank.html'}: no text found" in _run(data, "status").stdout
+    assert f"  [no_text] {docs / 'blank.html'}: no text found" in _run(capsys, data, "status").stdout
     assert [(f["status"], f["state"]) for f in st["failed"]] == [("skipped", "no_text")]  # the same in JSON
 
 
