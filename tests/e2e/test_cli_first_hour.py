@@ -1,7 +1,7 @@
 """Issue 39, the command line's first hour: `remove` asks and can be undone, `explain` of a path the library does not
 hold is an error, `similar` shows the query file's passage once per change, `duplicates` names members as search
 shows them. The command asked about runs in a subprocess (`remove` with and without a terminal); what only reads the
-outcome runs the same command line in-process (a Python start each was most of these tests' CPU)."""
+outcome (`remove --yes` too: nothing is asked) runs the same command line in-process (a Python start each was most of these tests' CPU)."""
 
 from __future__ import annotations
 
@@ -84,9 +84,9 @@ def test_a_remove_that_cannot_keep_its_undo_still_removes_and_says_so(tmp_path, 
                                                                       capsys):
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
     (data / "undo-remove.sqlite.part").mkdir()  # where the kept rows are written first: not writable as a file
-    run = cli(data, "remove", "--yes", str(tmp_path / "docs"))
-    assert run.returncode == 0 and "removed" in run.stdout and "searchapp undo` puts" not in run.stdout, run.stderr
-    assert "cannot keep it for `searchapp undo`" in run.stderr and "Traceback" not in run.stderr, run.stderr
+    code, out, err = in_process(capsys, data, "remove", "--yes", str(tmp_path / "docs"))  # --yes: nothing asked
+    assert code == 0 and "removed" in out and "searchapp undo` puts" not in out, err
+    assert "cannot keep it for `searchapp undo`" in err and "Traceback" not in err, err
     assert lexical_hits(capsys, data, "sourdough") == []
     assert in_process(capsys, data, "undo")[0] == 1
 
@@ -104,16 +104,16 @@ def test_explain_of_a_path_the_library_does_not_hold_is_an_error(tmp_path, tiny_
 
 
 def test_similar_shows_the_query_files_passage_once_while_it_is_the_same(tmp_path, tiny_bi_encoder_dir,
-                                                                          tiny_encoder):
+                                                                          tiny_encoder, capsys):
     texts = {f"lava{i}.txt": f"Lava flowed from the volcano crater number {i} into the valley." for i in range(4)}
     data = build_tiny_library(tmp_path, texts, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
-    run = cli(data, "similar", str(tmp_path / "docs" / "lava0.txt"))
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.count("that:") == 3  # every hit shows its own passage
-    assert run.stdout.count("this:") == 1, run.stdout  # the one-passage source: shown once, not per hit
+    code, out, err = in_process(capsys, data, "similar", str(tmp_path / "docs" / "lava0.txt"))
+    assert code == 0, err
+    assert out.count("that:") == 3  # every hit shows its own passage
+    assert out.count("this:") == 1, out  # the one-passage source: shown once, not per hit
 
 
-def test_duplicates_names_members_as_search_shows_them(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+def test_duplicates_names_members_as_search_shows_them(tmp_path, tiny_bi_encoder_dir, tiny_encoder, capsys):
     same = "Minutes of the board meeting: the annual budget was approved after a long debate."
     data = build_tiny_library(tmp_path, {"minutes.txt": same, "other.txt": "Something else entirely."},
                               tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
@@ -121,10 +121,10 @@ def test_duplicates_names_members_as_search_shows_them(tmp_path, tiny_bi_encoder
         z.writestr("old/minutes-copy.txt", same + "\n")
     with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
         assert lib.sync().added == 2  # the archive and its member
-    run = cli(data, "duplicates")
-    assert run.returncode == 0, run.stderr
-    assert "archive.zip › old/minutes-copy.txt" in run.stdout, run.stdout
-    assert "archive.zip//" not in run.stdout
+    code, out, err = in_process(capsys, data, "duplicates")
+    assert code == 0, err
+    assert "archive.zip › old/minutes-copy.txt" in out, out
+    assert "archive.zip//" not in out
 
 
 def test_dense_and_similar_on_a_words_only_library_say_why_they_find_nothing(tmp_path, capsys):
