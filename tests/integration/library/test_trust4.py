@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -38,10 +39,17 @@ def planted(lib_dir: Path, tmp_path: Path, name: str) -> Path:
     return data
 
 
-def searchapp(data: Path, *argv: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "SEARCHAPP_NO_WARM": "1", "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), *argv], env=env,
-                          capture_output=True, text=True, timeout=HANG_S, stdin=subprocess.DEVNULL)
+def searchapp(capsys, monkeypatch, data: Path, *argv: str) -> SimpleNamespace:
+    """The command line in this process (a Python start each was most of these tests' CPU), on a thread that
+    ends() gives up on if it blocks: what it prints and its exit code."""
+    from searchapp.cli.main import main
+
+    monkeypatch.setenv("SEARCHAPP_NO_WARM", "1")
+    monkeypatch.setenv("NO_COLOR", "1")
+    capsys.readouterr()
+    code = ends(lambda: main(["--data-dir", str(data), *argv]))
+    out, err = capsys.readouterr()
+    return SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
 
 def ends(call, seconds: float = HANG_S):
@@ -67,10 +75,11 @@ def release(fifo: Path) -> None:
 @needs_fifo
 @pytest.mark.parametrize("name", ["vectors.hnsw", "vectors.hnsw.json"])
 @pytest.mark.parametrize("argv", [["status"], ["search", "volcano lava", "--wait"]])
-def test_a_fifo_at_the_vector_index_is_refused_and_rebuilt_not_waited_on(lib_dir, tmp_path, name, argv):
+def test_a_fifo_at_the_vector_index_is_refused_and_rebuilt_not_waited_on(lib_dir, tmp_path, name, argv, capsys,
+                                                                         monkeypatch):
     data = planted(lib_dir, tmp_path, name)
     try:
-        p = searchapp(data, *argv)
+        p = searchapp(capsys, monkeypatch, data, *argv)
     finally:
         release(data / name)
     said = [line for line in (p.stdout + p.stderr).splitlines() if "vector index was unreadable" in line]
