@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...base.config import Config
 from ...base.errors import ConfigError
@@ -126,9 +126,22 @@ def cmd_moved(args: argparse.Namespace, config: Config, progress: TerminalProgre
     undo = ("" if moved.no_undo is not None else f"; `searchapp undo` undoes the move within {UNDO_SECONDS:.0f} s"
             if moved.added else f"; `searchapp undo` puts {printable(old)} back within {UNDO_SECONDS:.0f} s")
     print(f"moved {printable(old)} -> {printable(new)}: {moved.summary()}{undo}")
-    for note in ([f"{moved.no_undo}"] if moved.no_undo else []) + moved.notes + moved.report.notes:
+    for note in ([f"{moved.no_undo}"] if moved.no_undo else []) + moved.notes + moved.report.notes + _saved_there(lib, old):
         print(f"searchapp: note: {printable(note)}", file=sys.stderr)
     return 0
+
+
+def _saved_there(lib: Any, old: str) -> list[str]:
+    """A note naming the saved searches whose `in:` names the old place: they find nothing there now."""
+    from ...library.query.saved import SavedSearches
+
+    named = SavedSearches(lib).naming(old)
+    if not named:
+        return []
+    which = ", ".join(named)
+    return [f"{counted(len(named), 'saved search', 'saved searches')} {'names' if len(named) == 1 else 'name'} "
+            f"in:{old}, which holds nothing now ({which}): `searchapp saved add --replace NAME QUERY` with in: the "
+            "new place points one there"]
 
 
 def stopped_move_text(old: str, new: str, new_held: bool) -> str:
