@@ -11,7 +11,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Callable, Optional
 
-from PySide6.QtCore import QDir, QPoint, Qt, QUrl, Signal
+from PySide6.QtCore import QDir, QEvent, QObject, QPoint, Qt, QUrl, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu,
                                QMessageBox, QPushButton, QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
@@ -293,6 +293,9 @@ class ProblemsDialog(QDialog):
         self.table.resizeRowsToContents()
 
 
+MIN_NAME_PX = 110  # a folder's name column at least, before a count column gives way (_fit_columns)
+
+
 class LibraryPanel(QWidget):
     addRequested = Signal(list)  # paths
     removeRequested = Signal(str)
@@ -338,6 +341,7 @@ class LibraryPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for c in (1, 2, 3):
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.viewport().installEventFilter(self)  # its width decides which counts fit (_fit_columns)
         self.hint = QLabel("Drop folders or files here, or use Add Folder.")
         self.hint.setWordWrap(True)
         self.add_button = QPushButton("Add Folder…")
@@ -439,7 +443,26 @@ class LibraryPanel(QWidget):
             # Shown once there is something to list: a first start's "Not indexed: 0" was a question with no answer
             self.problems_button.setVisible(bool(_not_indexed(status) or status.cut_count))
         self.hint.setVisible(not self.tree.topLevelItemCount())
+        self._fit_columns()
         self._update_buttons()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt's name
+        if watched is self.tree.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_columns()
+        return False
+
+    def _fit_columns(self) -> None:
+        """Checked, then Passages, give way where the pane leaves a folder's name less than MIN_NAME_PX beside them,
+        and come back where there is room: at 900×600 the counts, sized to their contents, took the whole 262 px and
+        every folder read "…" (the window newcomer). Files stays: it says what the folder holds."""
+        room = self.tree.viewport().width()
+        need = {c: max(self.tree.header().sectionSizeHint(c), self.tree.sizeHintForColumn(c)) for c in (1, 2, 3)}
+        shown = [1, 2, 3]
+        while len(shown) > 1 and room - sum(need[c] for c in shown) < MIN_NAME_PX:
+            shown.pop()
+        for c in (2, 3):
+            if self.tree.isColumnHidden(c) == (c in shown):
+                self.tree.setColumnHidden(c, c not in shown)
 
     def _adding_rows(self, roots: list[str]) -> list[QTreeWidgetItem]:
         """The folders added that the status does not list yet: a folder is one of the library's only once its

@@ -187,3 +187,23 @@ def test_a_place_is_cut_in_its_middle_by_whole_folders_while_they_fit(qtbot):
     tight = cut_in_middle("/work/newcomer-files", fm, width("/work/newcomer") - 1)  # no folder to leave out
     head, _, tail = tight.partition("…")
     assert head and tail and "/work/newcomer-files".startswith(head) and "/work/newcomer-files".endswith(tail), tight
+
+
+def test_in_a_narrow_pane_the_counts_give_way_to_the_folders_name(qtbot, panel):
+    """At 900×600 the counts, sized to their contents, took the pane's 262 px and every folder read "…" (the window
+    newcomer): Checked, then Passages, give way to the name, and come back in a wider pane."""
+    from searchapp.gui.library_panel import MIN_NAME_PX
+
+    st = status_of(FOLDERS[:2])
+    st.roots[0].files, st.roots[0].chunks = 937, 9065
+    panel.set_status(st)
+    tree = panel.tree
+    assert not any(tree.isColumnHidden(c) for c in (1, 2, 3))  # 340 px: room for all
+    panel.resize(262, 500)
+    qtbot.waitUntil(lambda: tree.isColumnHidden(3))
+    assert tree.columnWidth(0) >= MIN_NAME_PX and not tree.isColumnHidden(1), tree.columnWidth(0)
+    shown = painted_text(tree, tree.indexFromItem(tree.topLevelItem(0), 0))
+    assert shown[0] == "cli_folder", shown
+    panel.resize(400, 500)
+    qtbot.waitUntil(lambda: not tree.isColumnHidden(3) and not tree.isColumnHidden(2))
+
