@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
 
 from ..base.errors import HeldElsewhere
-from ..base.plural import counted
+from ..base.plural import counted, entry_counts
 from ..base.progress import Progress
 from ..library.report.status import scanned_counts
 from ..library.shared import SharedLibrary
@@ -50,8 +50,8 @@ def cancel_summary(rep: Optional[SyncReport]) -> str:
     """What a cancelled sync kept, from its SyncReport (None: it stopped before it did anything to say)."""
     if rep is None:
         return "Cancelled; everything indexed so far is kept. Re-sync (F5) goes on where it stopped."
-    files = rep.added + rep.updated
-    text = f"Cancelled; {files:,} file{'' if files == 1 else 's'} done"
+    # files and items in archives and mail apart, as the pane beside it counts them ("937 + 376")
+    text = f"Cancelled; {entry_counts(rep.added + rep.updated, rep.members_written, grouped=True)} done"
     if rep.chunks_pending:
         text += (f" ({rep.chunks_pending:,} passage{'' if rep.chunks_pending == 1 else 's'} still to embed: "
                  "found by their words meanwhile)")

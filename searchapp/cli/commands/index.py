@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ...base.config import Config
 from ...base.errors import Cancelled
-from ...base.plural import counted
+from ...base.plural import counted, entry_counts
 from ...base.priority import in_front
 from ...base.terminal import printable
 from ..open_library import open_local_library as _library
@@ -104,8 +104,8 @@ def stopped_text(rep: SyncReport, meaning: tuple[int, int], paths: list[str]) ->
     # passages were other folders', the one file the bar counted was not kept, and the two figures were written two
     # ways (a newcomer). The files this sync kept come first, said as none where none was; the passages are the
     # library's, said so, both figures grouped.
-    said = [f"{counted(files, 'file', grouped=True)} added or updated before the stop {'is' if files == 1 else 'are'}"
-            " kept"] if files else []
+    said = [f"{entry_counts(files, rep.members_written, grouped=True)} added or updated before the stop "
+            f"{'is' if files == 1 else 'are'} kept"] if files else []  # files and items apart (decision 0163)
     if rep.ocr_pending:  # scans recorded to wait for OCR: rows of the folder too (status counts them)
         said.append(f"{counted(rep.ocr_pending, 'file', grouped=True)} kept waiting for OCR")
     kept = ", ".join(said) or "no file was read to its end before the stop: none added yet"
@@ -169,7 +169,6 @@ def newly_not_indexed(rep: SyncReport) -> str:
     are among them (`status` and the window count them): "214 newly not indexed" beside status's 229 read as
     15 entries lost (a newcomer); they are named last, the files a person may mend first."""
     from ...base.member_paths import split_member
-    from ...base.plural import entry_counts
 
     entries = rep.problems + rep.no_words
     members = sum(split_member(p)[1] is not None for p, _ in entries)

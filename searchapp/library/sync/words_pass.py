@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from ...base.member_paths import display_name
+from ...base.member_paths import MEMBER_SEP, display_name
 from ...base.config import Config
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.hashing import EMPTY_SHA256, file_sha256, file_sha256_and_bytes
@@ -178,6 +178,7 @@ class _Sync:
             self.moves.drop(item.sha256)
         else:
             self.rep.updated -= 1
+        self.rep.members_written -= MEMBER_SEP in path
         self.problem(self.store.file_by_path(path), path, "failed", reason, item.file)
 
     def index_doc(self, path: str, old: Optional[FileRow], f: ScannedFile, sha: str, doc: Optional[Document],
@@ -219,6 +220,7 @@ class _Sync:
                 self.wait_for_ocr(old, path, sha, added=True)
         else:
             self.rep.updated += 1
+        self.rep.members_written += MEMBER_SEP in path
         self.batcher.add(Pending(f, sha, kind or extractor_name(path) or "", spans, title, hashes, path=path,
                                  date_ns=date_ns, ocr=ocr, notes=tuple(notes), reader=reader_version(path)))
 

@@ -87,6 +87,11 @@ def test_files_left_out_on_purpose_are_named_by_their_rule(capsys):
     (SyncReport(added=1200, updated=34, ocr_pending=12), (2000, 12_500), ["/a", "/b c"], "stopped: 1,234 files added "
      "or updated before the stop are kept, 12 files kept waiting for OCR; 2,000 of the library's 12,500 passages embedded, the rest searchable by their "
      "words; `searchapp index /a '/b c'` goes on from there"),
+    # items in archives and mail apart, as the scan line and the window's pane count them (the window newcomer's
+    # "1,019 files done" beside "937 + 376")
+    (SyncReport(added=1019, members_written=82), (9, 9), [], "stopped: 937 files and 82 items in archives and mail "
+     "added or updated before the stop are kept; 9 of the library's 9 passages embedded; `searchapp index` goes on "
+     "from there"),
 ])
 def test_a_stopped_index_says_the_files_it_kept_and_the_librarys_passages(report, meaning, paths, said):
     from searchapp.cli.commands.index import stopped_text
