@@ -122,11 +122,12 @@ def cmd_moved(args: argparse.Namespace, config: Config, progress: TerminalProgre
             progress.close()
             print(f"searchapp: {stopped_move_text(old, new, new in lib.roots())}", file=sys.stderr)
             return Cancelled.exit_code
+        saved_there = _saved_there(lib, old)  # asked while the library is open (a shared one's connection too)
     progress.close()
     undo = ("" if moved.no_undo is not None else f"; `searchapp undo` undoes the move within {UNDO_SECONDS:.0f} s"
             if moved.added else f"; `searchapp undo` puts {printable(old)} back within {UNDO_SECONDS:.0f} s")
     print(f"moved {printable(old)} -> {printable(new)}: {moved.summary()}{undo}")
-    for note in ([f"{moved.no_undo}"] if moved.no_undo else []) + moved.notes + moved.report.notes + _saved_there(lib, old):
+    for note in ([f"{moved.no_undo}"] if moved.no_undo else []) + moved.notes + moved.report.notes + saved_there:
         print(f"searchapp: note: {printable(note)}", file=sys.stderr)
     return 0
 
