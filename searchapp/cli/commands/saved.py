@@ -22,7 +22,7 @@ from ..typed_text import typed_text
 if TYPE_CHECKING:
     from ...base.progress import CancelToken
     from ...library import Library
-    from ...library.query.saved import SavedSearches
+    from ...library.query.saved import SavedSearch, SavedSearches
     from ...library.search.result import SearchResult
     from ...library.shared import SharedLibrary
     from ..progress import TerminalProgress
@@ -80,6 +80,7 @@ def _saved(lib: Library | SharedLibrary) -> SavedSearches[SearchResult]:
 def cmd_saved_list(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     with _library(config, create=False) as lib:
         items = _saved(lib).refresh()  # re-runs only those not yet counted since the library last changed
+        away = {s.name: _away(s, lib) for s in items}
     if args.json:
         print(json.dumps({"saved": [s.to_json() for s in items]}))
         return 0
@@ -87,8 +88,22 @@ def cmd_saved_list(args: argparse.Namespace, config: Config, progress: TerminalP
         print("no saved searches (`searchapp saved add NAME QUERY` keeps one)")
     for s in items:
         new = f"{s.new_hits} new" if s.new_hits else "nothing new"
-        print(f"{printable(s.name)}\t{new} ({counted(s.hits, 'file')})\t{s.mode}\t{printable(s.query)}")
+        where = f"; {away[s.name]}" if away[s.name] else ""
+        print(f"{printable(s.name)}\t{new} ({counted(s.hits, 'file')}{where})\t{s.mode}\t{printable(s.query)}")
     return 0
+
+
+def _away(saved: SavedSearch, lib: Library | SharedLibrary) -> str:
+    """What `saved list` says of a saved search whose in: names no folder of the library (moved away: a newcomer's
+    "Ducks" read "nothing new (0 files)" without a word of why); "" otherwise, and on a shared library, whose
+    places map to other machines' folders (its `saved run` says it, as a search does)."""
+    from ...library.query.syntax import parse_query
+    from ...library.search.places import place_text, unplaced
+    from ...library.shared import SharedLibrary as Shared
+
+    if isinstance(lib, Shared):
+        return ""
+    return place_text(unplaced(parse_query(saved.query, saved.literal).folders, lib.roots())) or ""
 
 
 def cmd_saved_add(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
