@@ -32,7 +32,7 @@ from .extractors.registry import supported_suffixes
 from .ocr.images import image_suffixes  # read by the sync's OCR step
 from .extractors.sniff import KNOWN_BINARY_SUFFIXES
 
-__all__ = ["ScannedFile", "ScanResult", "scan", "PROGRESS_EVERY", "CHECK_AGAIN", "RACY_NS", "CTIME_IS_CHANGE",
+__all__ = ["ScannedFile", "ScanResult", "scan", "PROGRESS_EVERY", "CHECK_AGAIN", "RACY_NS", "CTIME_IS_CHANGE", "changed_in_place",
            "now_ns", "LINKED"]
 
 PROGRESS_EVERY = 500  # entries between progress reports / cancel checks
@@ -50,6 +50,18 @@ CTIME_IS_CHANGE = os.name != "nt"
 
 
 CHECK_AGAIN = 0  # ctime_ns of a file listed within RACY_NS of its last change: read (hashed) again next time
+
+
+def changed_in_place(stored_ctime: Optional[int], ctime: Optional[int]) -> bool:
+    """Whether a file with its stored size and mtime may still hold other bytes (decision 0150): its ctime moved
+    (an edit, then `touch -r` or a copy that kept the mtime; also a chmod or a rename, which only cost a hash), or
+    it had changed just before the sync that read it (`stored_ctime` CHECK_AGAIN: a second edit in the same tick of
+    the filesystem's clock leaves both times as they were). A ctime not known (None) judges nothing. The one rule
+    of the sync and of `explain` (library/report/on_disk.py)."""
+    if stored_ctime == CHECK_AGAIN:
+        return True
+    return stored_ctime is not None and ctime is not None and stored_ctime != ctime
+
 
 # The rule word of a link left out because what it points to is indexed at its own path (decision 0192): an
 # `excluded` entry, as a secret is, so the reason begins with it ("link: to /x/b, indexed at its own path").

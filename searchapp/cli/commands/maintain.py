@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...base.config import Config
 from ...base.errors import ConfigError
@@ -19,6 +19,8 @@ from ..writer_wait import add_wait_option, wait_turn
 
 if TYPE_CHECKING:
     from ...base.progress import CancelToken
+    from ...library import Library
+    from ...library.shared import SharedLibrary
     from ..progress import TerminalProgress
 
 __all__ = ["register", "cmd_remove", "cmd_undo", "cmd_moved", "cmd_reindex"]
@@ -132,7 +134,7 @@ def cmd_moved(args: argparse.Namespace, config: Config, progress: TerminalProgre
     return 0
 
 
-def _saved_there(lib: Any, old: str) -> list[str]:
+def _saved_there(lib: Library | SharedLibrary, old: str) -> list[str]:
     """A note naming the saved searches whose `in:` names the old place: they find nothing there now."""
     from ...library.query.saved import SavedSearches
 

@@ -80,7 +80,10 @@ def _saved(lib: Library | SharedLibrary) -> SavedSearches[SearchResult]:
 def cmd_saved_list(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     with _library(config, create=False) as lib:
         items = _saved(lib).refresh()  # re-runs only those not yet counted since the library last changed
-        away = {s.name: _away(s, lib) for s in items}
+        from ...library.shared import SharedLibrary as Shared
+
+        roots = [] if isinstance(lib, Shared) else lib.roots()  # read once for every saved search
+        away = {s.name: _away(s, roots) for s in items}
     if args.json:
         print(json.dumps({"saved": [s.to_json() for s in items]}))
         return 0
@@ -93,17 +96,16 @@ def cmd_saved_list(args: argparse.Namespace, config: Config, progress: TerminalP
     return 0
 
 
-def _away(saved: SavedSearch, lib: Library | SharedLibrary) -> str:
-    """What `saved list` says of a saved search whose in: names no folder of the library (moved away: a newcomer's
-    "Ducks" read "nothing new (0 files)" without a word of why); "" otherwise, and on a shared library, whose
-    places map to other machines' folders (its `saved run` says it, as a search does)."""
+def _away(saved: SavedSearch, roots: list[str]) -> str:
+    """What `saved list` says of a saved search whose in: names no folder of `roots` (moved away: a newcomer's
+    "Ducks" read "nothing new (0 files)" without a word of why); "" otherwise, and where no roots are given (a
+    shared library, whose places map to other machines' folders: its `saved run` says it, as a search does)."""
     from ...library.query.syntax import parse_query
     from ...library.search.places import place_text, unplaced
-    from ...library.shared import SharedLibrary as Shared
 
-    if isinstance(lib, Shared):
+    if not roots:
         return ""
-    return place_text(unplaced(parse_query(saved.query, saved.literal).folders, lib.roots())) or ""
+    return place_text(unplaced(parse_query(saved.query, saved.literal).folders, roots)) or ""
 
 
 def cmd_saved_add(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:

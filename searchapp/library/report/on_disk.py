@@ -18,7 +18,7 @@ from ...base.entry_dates import clamped_ns
 from ...base.hashing import file_sha256
 from ...base.member_paths import display_path, split_member
 from ...base.stored_names import disk_path
-from ...ingest.scan import CHECK_AGAIN, CTIME_IS_CHANGE
+from ...ingest.scan import CTIME_IS_CHANGE, changed_in_place
 from ...store import Store
 from ...store.rows import FileRow
 from ..sync.meta_keys import recorded_move
@@ -48,8 +48,7 @@ def since_sync(row: FileRow) -> Optional[tuple[str, str]]:
 def _changed(row: FileRow, st: os.stat_result, on_disk: str) -> bool:
     if (st.st_size, clamped_ns(st.st_mtime_ns)) != (row.size, row.mtime_ns):
         return True
-    ctime = st.st_ctime_ns if CTIME_IS_CHANGE else None
-    in_place = row.ctime_ns == CHECK_AGAIN or (row.ctime_ns is not None and ctime is not None and ctime != row.ctime_ns)
+    in_place = changed_in_place(row.ctime_ns, st.st_ctime_ns if CTIME_IS_CHANGE else None)
     if not in_place or not row.sha256:  # same size and times: unchanged, as a sync judges it
         return False
     try:  # same size and mtime, a ctime that moved: its bytes tell (decision 0150), as the sync's hash does

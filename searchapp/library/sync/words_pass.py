@@ -20,7 +20,7 @@ from ...base.progress import CancelToken, Progress, ProgressFn, report
 from ...ingest.extractors import extract, extractor_name, reader_version, takes_data
 from ...ingest.extractors.svg import KIND as SVG
 from ...base.stored_names import disk_path, stored_name
-from ...ingest.scan import CHECK_AGAIN, ScanResult, ScannedFile, scan
+from ...ingest.scan import ScanResult, ScannedFile, changed_in_place, scan
 from ...ingest.generated import left_out_by_scan
 from ...ingest.secrets import left_out_by_name
 from ...store import FileRow, RootRow, Store
@@ -484,18 +484,8 @@ def _needs_reading(old: Optional[FileRow], f: ScannedFile) -> bool:
     e.g. after chmod): the file is read again. Unchanged skipped files are not. One left out for its name that the
     scan lists now is read: `[scan] secret_files` no longer names it (nor `lockfiles`, nor is it over `max_json_mb`)."""
     return (old is None or (old.size, old.mtime_ns) != (f.size, f.mtime_ns) or old.status == "failed"
-            or _changed_in_place(old, f) or newer_reader(old) or left_out_by_name(old.error)
+            or changed_in_place(old.ctime_ns, f.ctime_ns) or newer_reader(old) or left_out_by_name(old.error)
             or left_out_by_scan(old.error))
-
-
-def _changed_in_place(old: FileRow, f: ScannedFile) -> bool:
-    """Whether a file with its old size and mtime may still have other bytes (decision 0150): its ctime moved
-    (an edit, then `touch -r` or a copy that kept the mtime; also a chmod or a rename, which only cost a hash),
-    or it had changed just before the sync that read it (CHECK_AGAIN: a second edit in the same tick of the
-    filesystem's clock leaves both times as they were). A row or a file with no ctime known is not judged by it."""
-    if old.ctime_ns == CHECK_AGAIN:
-        return True
-    return old.ctime_ns is not None and f.ctime_ns is not None and old.ctime_ns != f.ctime_ns
 
 
 def _members_to_read(existing: dict[str, FileRow], members: dict[str, list[str]], path: str) -> bool:
