@@ -209,7 +209,7 @@ def test_a_member_swapped_with_the_containers_size_and_mtime_kept_is_read_again(
     monkeypatch.setenv(ENGINE_ENV, "none")  # no engine: the OCR text comes from the cache below
     # Where size and mtime are all the sync knows (a filesystem without ctimes, a row from before decision 0150):
     # else the sync itself sees the archive's new ctime and reads it again before the OCR step runs.
-    monkeypatch.setattr(words_pass, "_changed_in_place", lambda old, f: False)
+    monkeypatch.setattr(words_pass, "changed_in_place", lambda stored, now: False)
     docs = tmp_path / "docs"
     docs.mkdir()
     archive = docs / "scans.tar"
