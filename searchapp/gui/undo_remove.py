@@ -14,7 +14,9 @@ from PySide6.QtWidgets import QPushButton
 from ..base.errors import SearchAppError, StoreError
 from .changes import Changes
 from ..library import Library
+from ..library.resources.undo_file import MoveUndo
 from ..library.shared import SharedLibrary
+from ..library.sync.moved import MoveUndone, undo_move
 from .library_session import LibrarySession
 from .plain import tooltip
 from .window_tools import WindowTools
@@ -38,7 +40,7 @@ class UndoRemove(QObject):
         self.tools, self.session, self.submit = tools, session, submit  # submit: WriteJobs.submit
         self.path: Optional[str] = None
         self.lib: Optional[Library | SharedLibrary] = None  # the library the folder was removed from
-        self.moved_to: Optional[str] = None  # the folder a move put in its place (offer)
+        self.move: Optional[MoveUndo] = None  # what Undo does beside, when the Remove was a move's (offer)
         self.button = QPushButton("Undo")
         self.button.setObjectName("undoRemove")
         self.button.setFlat(True)
@@ -47,13 +49,15 @@ class UndoRemove(QObject):
         self.timer = QTimer(self, singleShot=True, interval=UNDO_SECONDS * 1000)
         self.timer.timeout.connect(self.expire)
 
-    def offer(self, path: str, moved_to: Optional[str] = None) -> None:
-        """Offer to put `path` back. `moved_to`: the folder a move (Moved…) added in its place, taken out again by
-        the Undo, so that the library is as before the move (put back alone, both stood in it, every file twice)."""
-        self.path, self.lib, self.moved_to = path, self.session.library, moved_to
+    def offer(self, path: str, move: Optional[MoveUndo] = None) -> None:
+        """Offer to put `path` back. `move`: the Remove was a move's (Moved…): the folder it added in its place is
+        taken out again by the Undo, so that the library is as before the move (put back alone, both stood in it,
+        every file twice), and the saved searches it rewrote are put back (library/sync/moved.undo_move)."""
+        self.path, self.lib, self.move = path, self.session.library, move
+        moved_to = move.new if move is not None else None
         name = os.path.basename(path.rstrip(os.sep)) or path
         # plain: a QPushButton never reads its text as markup
-        self.button.setText(f"Undo move of {name}" if moved_to else f"Undo remove of {name}")
+        self.button.setText(f"Undo move of {name}" if move else f"Undo remove of {name}")
         self.button.setToolTip(tooltip(f"Put {path} back in the library as it was, at once"
                                        + (f", and take {moved_to} out" if moved_to else "")))
         self.button.show()
@@ -81,25 +85,23 @@ class UndoRemove(QObject):
             self.expire()
 
     def _withdraw(self) -> None:
-        self.path, self.lib, self.moved_to = None, None, None
+        self.path, self.lib, self.move = None, None, None
         self.timer.stop()
         self.button.hide()
 
     def undo(self) -> None:
         if self.path is None or self.lib is None:
             return
-        path, lib, moved_to, say = self.path, self.lib, self.moved_to, self.tools.say
+        path, lib, move, say = self.path, self.lib, self.move, self.tools.say
         self._withdraw()
-        taken_out: list[str] = []  # the move's new place, once put_back took it out
+        undone: list[MoveUndone] = []  # what the move's undo did beside, once put_back did it
 
         def put_back(p: object, c: object) -> Optional[tuple[str, int] | str]:
             try:
                 got = lib.undo_remove()
-                # the move undone: its new place out again (its meaning is OLD's), while it is still a folder of its
-                # own: one added since that holds it took it in, and is the person's to keep (as `searchapp undo`)
-                if got is not None and moved_to is not None and moved_to in lib.roots():
-                    lib.remove_folder(moved_to)
-                    taken_out.append(moved_to)
+                # the move undone as `searchapp undo` does it: its new place out again, its saved searches back
+                if got is not None and move is not None:
+                    undone.append(undo_move(lib, move))
                 return got
             except SearchAppError as exc:
                 if isinstance(exc, StoreError):
@@ -111,7 +113,8 @@ class UndoRemove(QObject):
                 say(got[:1].upper() + got[1:], 10000)
                 return
             say(f"{got[0]} is back ({got[1]} file{'' if got[1] == 1 else 's'})"
-                + "".join(f"; {t} is out of the library again" for t in taken_out) if got else
+                + "".join(f"; {u.taken_out} is out of the library again" for u in undone if u.taken_out)
+                + "".join(f"; {line}" for u in undone for line in u.lines()) if got else
                 f"Cannot undo: {path} was indexed again, or the library's model or chunking changed, since it was "
                 "removed; add it again to index it.", 10000)
 

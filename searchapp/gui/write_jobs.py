@@ -236,9 +236,10 @@ class WriteJobs(QObject):
         new = os.path.abspath(os.path.expanduser(new))
 
         def done(moved: Moved) -> None:
-            say(f"{old} is now {new}: {moved.summary()}" + "".join(f"; {n}" for n in moved.notes),
+            saved = moved.saved_note()  # the saved searches whose in: followed (decision 0196)
+            say(f"{old} is now {new}: {moved.summary()}" + "".join(f"; {n}" for n in [saved, *moved.notes] if n),
                 UNDO_SECONDS * 1000)
-            self.undo.offer(old, new if moved.added else None)  # Undo puts the library back as before the move
+            self.undo.offer(old, moved.undo())  # Undo puts the library back as before the move
 
         self.submit(f"Moving {os.path.basename(old.rstrip(os.sep))} to {new}",
                     lambda prog, c: follow_move(lib, old, new, prog, c, undo_file=False),

@@ -275,6 +275,15 @@ class Library(WatchAndServe):
             self.models.library_emptied()
             return updates.reindex(progress, cancel, embed)
 
+    @_reads
+    def unplaced(self, typed: Sequence[str]) -> list[str]:
+        """The in: values of `typed` no folder of the library is at (search/places.unplaced): the one rule its
+        search says a typo'd place by and `saved list` marks a saved search by (SharedLibrary.unplaced the same)."""
+        return self._unplaced(typed)
+
+    def _unplaced(self, typed: Sequence[str]) -> list[str]:
+        return unplaced(typed, [r.path for r in self.reader().roots()], holds=self._holds)
+
     def _holds(self, place: str) -> bool:
         """Whether the library has an entry at `place` or under it (a folder gone from disk still does)."""
         store = self.reader()
@@ -344,8 +353,7 @@ class Library(WatchAndServe):
         if want_rerank and cross is None and mode != "lexical" and not result.said(LISTING):
             self._say(result, RERANKER, self.models.reranker_notice())
         if parsed is not None and parsed.folders:  # a typo'd in: finds nothing: said, or "no results" is all
-            roots = [r.path for r in self.reader().roots()]
-            self._say(result, PLACE, place_text(unplaced(parsed.folders, roots, holds=self._holds)))
+            self._say(result, PLACE, place_text(self._unplaced(parsed.folders)))
         if not result.hits:  # the filters may be why: said, or "no results" reads as "no file has these words"
             from .search.empty_reason import why_empty
 

@@ -403,8 +403,7 @@ class SharedLibrary:
                        + [here for _, _, here in shared_paths.mounted_roots(self.store, self.paths)])
         result.warnings, result.reading = warnings, reading
         if read.parsed is not None and read.parsed.folders:  # as Library.search: a typo'd in: is said
-            text = place_text(unplaced(read.parsed.folders, [r.path for _, r in self.store.all_roots()],
-                                       self._mapped_place, self._holds))
+            text = place_text(self.unplaced(read.parsed.folders))
             if text:
                 result.notices.append(Notice(PLACE, text))
         if not result.hits:  # why the filters left no file, as Library.search says it (in the library's paths)
@@ -413,6 +412,12 @@ class SharedLibrary:
             why = why_empty(self._as_store, filters, parsed, [r.path for _, r in self.store.all_roots()])
             result.notices += [why] if why is not None else []
         return result
+
+    def unplaced(self, typed: Sequence[str]) -> list[str]:
+        """The in: values of `typed` no folder of the library is at, as Library.unplaced: among every machine's
+        folders, each place also standing for the others' folders mounted here (the search's rule, and `saved
+        list`'s)."""
+        return unplaced(typed, [r.path for _, r in self.store.all_roots()], self._mapped_place, self._holds)
 
     def _holds(self, place: str) -> bool:
         """Whether the library has an entry at `place` or under it, among every machine's folders (as Library's)."""

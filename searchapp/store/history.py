@@ -201,6 +201,13 @@ class SearchesDB:
             c.execute("INSERT INTO saved (name, query, mode, k, literal, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                       (name, query, mode, k, int(literal), at))
 
+    def set_query(self, name: str, before: str, after: str) -> bool:
+        """`name`'s query becomes `after` where it is `before` still (a query edited since is the person's: kept);
+        its count is taken again at the next refresh. Whether it changed."""
+        with self._tx() as c:
+            return c.execute("UPDATE saved SET query = ?, checked_generation = NULL WHERE name = ? AND query = ?",
+                             (after, name, before)).rowcount > 0
+
     def remove_saved(self, name: str) -> bool:
         with self._tx() as c:
             return c.execute("DELETE FROM saved WHERE name = ?", (name,)).rowcount > 0

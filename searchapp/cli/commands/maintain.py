@@ -92,21 +92,25 @@ def _confirmed(root: str) -> bool:
 
 
 def cmd_undo(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
-    from ...library.resources.undo_file import moved_to, undo_last_remove
+    from ...library.resources.undo_file import kept_move, undo_last_remove
+    from ...library.sync.moved import undo_move
 
     # Either library (decision 0124): a shared one keeps the Remove in its database, the move's note here as well
     with _library(config, create=False) as lib:
         wait_turn(lib, args, cancel)
         path, n = undo_last_remove(lib)
-        new = moved_to(lib.data_dir, path)
-        if new is not None and new in lib.roots():  # a move's Remove: the move undone, its new place out again
-            lib.remove_folder(new)
-            print(f"put back {printable(path)} ({counted(n, 'file')}) and took {printable(new)} out again: the move is undone")
-            return 0
-    print(f"put back {printable(path)} ({counted(n, 'file')}), as it was before the remove"
-          # after `moved` (or a folder gone meanwhile): the place put back is not there, and says so in status
-          + ("" if os.path.exists(path) else "; it is not there on disk now: its files stay searchable, marked "
-             "unavailable, until it is back or removed"))
+        # a move's Remove: the move undone, its new place out again and its saved searches as they were (0196)
+        done = undo_move(lib, kept_move(lib.data_dir, path))
+    if done.taken_out is not None:
+        print(f"put back {printable(path)} ({counted(n, 'file')}) and took {printable(done.taken_out)} out again: "
+              "the move is undone")
+    else:
+        print(f"put back {printable(path)} ({counted(n, 'file')}), as it was before the remove"
+              # after `moved` (or a folder gone meanwhile): the place put back is not there, and says so in status
+              + ("" if os.path.exists(path) else "; it is not there on disk now: its files stay searchable, marked "
+                 "unavailable, until it is back or removed"))
+    for line in done.lines():
+        print(printable(line))
     return 0
 
 
@@ -127,15 +131,20 @@ def cmd_moved(args: argparse.Namespace, config: Config, progress: TerminalProgre
         saved_there = _saved_there(lib, old)  # asked while the library is open (a shared one's connection too)
     progress.close()
     undo = ("" if moved.no_undo is not None else f"; `searchapp undo` undoes the move within {UNDO_SECONDS:.0f} s"
-            if moved.added else f"; `searchapp undo` puts {printable(old)} back within {UNDO_SECONDS:.0f} s")
+            if moved.added else f"; `searchapp undo` puts {printable(old)} back"
+            f"{' and the saved searches as they were' if moved.saved else ''} within {UNDO_SECONDS:.0f} s")
     print(f"moved {printable(old)} -> {printable(new)}: {moved.summary()}{undo}")
+    for line in moved.saved_lines():  # each saved search whose in: followed, as it was -> as it is (decision 0196)
+        print(printable(line))
     for note in ([f"{moved.no_undo}"] if moved.no_undo else []) + moved.notes + moved.report.notes + saved_there:
         print(f"searchapp: note: {printable(note)}", file=sys.stderr)
     return 0
 
 
 def _saved_there(lib: Library | SharedLibrary, old: str) -> list[str]:
-    """A note naming the saved searches whose `in:` names the old place: they find nothing there now."""
+    """A note naming the saved searches whose `in:` names the old place still: those the move could not rewrite (a
+    new place that cannot be written in a query, a searches file that cannot be written); they find nothing there
+    now."""
     from ...library.query.saved import SavedSearches
 
     named = SavedSearches(lib).naming(old)

@@ -80,10 +80,7 @@ def _saved(lib: Library | SharedLibrary) -> SavedSearches[SearchResult]:
 def cmd_saved_list(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     with _library(config, create=False) as lib:
         items = _saved(lib).refresh()  # re-runs only those not yet counted since the library last changed
-        from ...library.shared import SharedLibrary as Shared
-
-        roots = [] if isinstance(lib, Shared) else lib.roots()  # read once for every saved search
-        away = {s.name: _away(s, roots) for s in items}
+        away = _away(lib, items)
     if args.json:
         print(json.dumps({"saved": [s.to_json() for s in items]}))
         return 0
@@ -96,16 +93,17 @@ def cmd_saved_list(args: argparse.Namespace, config: Config, progress: TerminalP
     return 0
 
 
-def _away(saved: SavedSearch, roots: list[str]) -> str:
-    """What `saved list` says of a saved search whose in: names no folder of `roots` (moved away: a newcomer's
-    "Ducks" read "nothing new (0 files)" without a word of why); "" otherwise, and where no roots are given (a
-    shared library, whose places map to other machines' folders: its `saved run` says it, as a search does)."""
+def _away(lib: Library | SharedLibrary, items: list[SavedSearch]) -> dict[str, str]:
+    """What `saved list` says of each saved search whose in: names no folder of the library (moved away: a
+    newcomer's "Ducks" read "nothing new (0 files)" without a word of why), "" of the others: by the rule its
+    search says it by (Library.unplaced, SharedLibrary.unplaced: one rule, either library), the library asked
+    once for them all."""
     from ...library.query.syntax import parse_query
-    from ...library.search.places import place_text, unplaced
+    from ...library.search.places import place_text
 
-    if not roots:
-        return ""
-    return place_text(unplaced(parse_query(saved.query, saved.literal).folders, roots)) or ""
+    typed = {s.name: parse_query(s.query, s.literal).folders for s in items}
+    away = set(lib.unplaced(list(dict.fromkeys(f for folders in typed.values() for f in folders))))
+    return {name: place_text([f for f in folders if f in away]) or "" for name, folders in typed.items()}
 
 
 def cmd_saved_add(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:

@@ -23,6 +23,7 @@ import builtins
 import os
 import logging
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Optional, Protocol, Sequence, TypedDict, TypeVar, Unpack
 
 from ...base.config import Config, check_setting
@@ -31,13 +32,14 @@ from ...base.search_modes import check_mode
 from ...store.history import SEARCHES_DB, SavedSearch, SearchesDB, SearchesError
 from .check import is_empty_query
 from .length import capped_query
+from .syntax import moved_folders
 
 if TYPE_CHECKING:
     from ...store.postgres.pg_searches import PgSearches
     from ...base.types import Hit
     from .filters import SearchFilters
 
-__all__ = ["SearchHistory", "SavedSearches", "SavedSearch", "SearchingLibrary", "SearchAnswer", "SearchOptions", "SEARCHES_DB", "SearchesError", "check_name", "counted_hits"]
+__all__ = ["SearchHistory", "SavedSearches", "Rewrite", "SavedSearch", "SearchingLibrary", "SearchAnswer", "SearchOptions", "SEARCHES_DB", "SearchesError", "check_name", "counted_hits"]
 
 log = logging.getLogger(__name__)
 NAME_MAX = 200
@@ -120,6 +122,25 @@ class SearchHistory:
             return 0
         with db:
             return db.clear_history()
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A saved search's query as a move found it (`before`) and as it left it (`after`): said, and kept for Undo."""
+
+    name: str
+    before: str
+    after: str
+
+    def to_json(self) -> list[str]:
+        return [self.name, self.before, self.after]
+
+    @classmethod
+    def from_json(cls, value: object) -> Optional["Rewrite"]:
+        """One kept in an undo note (undo_file.py), or None for anything else there."""
+        if isinstance(value, list) and len(value) == 3 and all(isinstance(v, str) for v in value):
+            return cls(*value)
+        return None
 
 
 class SearchOptions(TypedDict, total=False):
@@ -264,17 +285,42 @@ class SavedSearches(Generic[_Answer]):
         with db:
             return db.seen(name)
 
-    def follow_move(self, old: str, new: str) -> None:
-        """A folder followed from `old` to `new` (library/sync/moved.py): the files each saved search had seen
-        under `old` are seen under `new` too, or a move showed them all as new. The `in:` of a query is the
-        person's text and is left as it is (decision 0157)."""
+    def follow_move(self, old: str, new: str) -> builtins.list[Rewrite]:
+        """A folder followed from `old` to `new` (library/sync/moved.py): each query's in: places at `old` or under
+        it name the same places under `new` (decision 0196: a person who said the folder moved expects their saved
+        searches to follow it), and the files each saved search had seen under `old` are seen under `new` too, or
+        a move showed them all as new. What was rewritten, for the move to say and its undo to put back. A literal
+        search has no fields; a query whose new place cannot be written is left (moved_folders)."""
         db = None if self.library.read_only else self._db()
         if db is None:
-            return
+            return []
         inside = old.rstrip(os.sep) + os.sep
+        done: builtins.list[Rewrite] = []
         with db:
-            db.add_seen([(s.name, new + path[len(old):]) for s in db.saved() for path in db.seen(s.name)
+            rows = db.saved()
+            db.add_seen([(s.name, new + path[len(old):]) for s in rows for path in db.seen(s.name)
                          if path == old or path.startswith(inside)])
+            for s in rows:
+                after = None if s.literal else moved_folders(s.query, old, new)
+                if after is not None and db.set_query(s.name, s.query, after):
+                    done.append(Rewrite(s.name, s.query, after))
+        return done
+
+    def put_back(self, rewrites: Sequence[Rewrite]) -> tuple[builtins.list[str], builtins.list[str]]:
+        """The undo of a move: each query it rewrote as it was, unless edited since (`saved add --replace`: the
+        person's newer text is kept). (the names put back, the names kept as edited); one gone since is neither."""
+        db = None if self.library.read_only else self._db()
+        if db is None:
+            return [], []
+        back: builtins.list[str] = []
+        edited: builtins.list[str] = []
+        with db:
+            for r in rewrites:
+                if db.set_query(r.name, r.after, r.before):
+                    back.append(r.name)
+                elif db.saved_one(r.name) is not None:
+                    edited.append(r.name)
+        return back, edited
 
     def mark_opened(self, name: str, paths: Sequence[str], generation: Optional[int] = None) -> None:
         generation = self.library.generation() if generation is None else generation

@@ -41,9 +41,10 @@ from typing import Optional
 from ...base.errors import ConfigError, QueryError
 from .filters import SearchFilters, parse_date, parse_types
 from .field_values import date_key, field_value, full_date, page_number
+from ...ingest.fsnames import is_within
 
 __all__ = ["TOKEN_CHAR", "Term", "Clause", "ParsedQuery", "parse_query", "to_text", "with_filters", "filters_of", "FIELDS",
-           "HEADER_FIELDS",
+           "HEADER_FIELDS", "moved_folders",
            "MAX_OPERATORS", "parse_with_inner_fields_as_words"]
 
 FIELDS = ("in", "dir", "type", "name", "after", "before", "page", "from", "to", "cc", "subject")
@@ -146,6 +147,7 @@ class _Tok:
     text: str
     neg: bool = False
     name: str = ""  # a field's name
+    at: tuple[int, int] = (0, 0)  # a field's place in the text, its name as typed included (moved_folders)
 
 
 class _Parser:
@@ -231,7 +233,7 @@ class _Parser:
                     self.warn(f"-{name}: a field cannot be negated: searched as words")
                     out.append(_Tok("word", s[start:self.i]))
                     continue
-                out.append(_Tok("field", value, name=name))
+                out.append(_Tok("field", value, name=name, at=(start, self.i)))
                 continue
             if m and m.group(2) and not m.group(2).startswith("/") and m.group(1).lower() not in ("http", "https"):
                 self.warn(f"unknown field {m.group(1)}: searched as words")
@@ -420,3 +422,32 @@ def with_filters(text: str, filters: SearchFilters) -> str:
     return to_text(replace(parsed, folders=tuple(filters.folders), types=tuple(filters.types),
                            after=days["after"], before=days["before"]))
 
+
+
+def moved_folders(text: str, old: str, new: str) -> Optional[str]:
+    """`text` with each in:/dir: place at `old` or under it (absolute both, as the library stores folders) written
+    at the same place under `new` (decision 0196: a saved search follows `searchapp moved`); None when none is, or
+    when one cannot be written (a new place that needs quotes and holds a '"': the query has no escape). Only those
+    fields change, each as the person typed it otherwise: its name (in:, dir:, IN:), `~` when the new place is
+    still under the home folder; the rest of the text is kept to the character. A place is read as filters_of
+    reads it (`~` expanded, a relative one from the working folder) and matched whole (/a/docs is not /a/docs2)."""
+    spans: list[tuple[int, int, str]] = []
+    for t in _Parser(text).tokens():
+        if t.kind != "field" or t.name != "in" and t.name != "dir" or not t.text.strip():
+            continue
+        value = t.text.strip()
+        place = os.path.abspath(os.path.expanduser(value))
+        if not is_within(place, old):
+            continue
+        moved = new + place[len(old):]
+        home = os.path.expanduser("~")
+        if (value == "~" or value.startswith("~" + os.sep)) and is_within(moved, home) and home != os.sep:
+            moved = "~" + moved[len(home):]
+        written = field_value(moved)
+        if written != moved and '"' in moved:  # quoted, it would end at its own '"'
+            return None
+        start = t.at[0]
+        spans.append((start, t.at[1], text[start: text.index(":", start) + 1] + written))
+    for start, end, written in reversed(spans):
+        text = text[:start] + written + text[end:]
+    return text if spans else None

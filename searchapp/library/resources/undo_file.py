@@ -13,25 +13,28 @@ import json
 import os
 import sqlite3
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Protocol
 
 from ...base.errors import DataDirError, SearchAppError
 from ...base.private import refuse_untrusted_file, write_private_text
 from ...store.removed_roots import forget_removed, load_removed, save_removed
+from ..query.saved import Rewrite
 
 if TYPE_CHECKING:
     from ...store import Store
 
 __all__ = ["UNDO_SECONDS", "FILE_NAME", "remove_undoable", "undo_last_remove", "drop_expired", "remember_move",
-           "moved_to", "note_move_begun", "move_was_begun", "forget_move_begun", "moves_halfway"]
+           "MoveUndo", "kept_move", "note_move_begun", "move_was_begun", "forget_move_begun", "moves_halfway"]
 
 UNDO_SECONDS = 60.0  # as the window's Undo (gui/undo_remove.py)
 FILE_NAME = "undo-remove.sqlite"
 # `searchapp moved` removed OLD after adding NEW: `undo` takes NEW out again, so the move is undone (put back alone,
-# both stood in the library, every file twice). {"old": …, "new": …}, beside the kept Remove, replaced with it.
+# both stood in the library, every file twice), and puts back the saved searches it rewrote (decision 0196).
+# {"old": …, "new": … or null, "saved": [[name, before, after], …]}, beside the kept Remove, replaced with it.
 MOVED_NAME = "undo-moved.json"
-_MOVED_MAX_BYTES = 64 * 1024  # two paths
+_MOVED_MAX_BYTES = 4 << 20  # two paths and the saved searches' queries rewritten (each at most a query's length)
 # A move whose sync stopped halfway left NEW in the library; the same move again finds NEW there already, and only
 # this note says that the move added it (its Undo takes NEW out again, or both stand in the library).
 BEGUN_NAME = "move-begun.json"
@@ -39,14 +42,28 @@ _BEGUN_MAX = 16  # moves stopped halfway remembered at once, the newest
 _BEGUN_MAX_BYTES = 1 << 20  # their paths, JSON-escaped
 
 
-def remember_move(data_dir: Path, old: str, new: str) -> None:
-    """The kept Remove of `old` was a move's, which added `new`: an undo takes `new` out too (moved_to)."""
-    write_private_text(Path(data_dir) / MOVED_NAME, json.dumps({"old": old, "new": new}))
+@dataclass
+class MoveUndo:
+    """What the undo of a move does beside putting OLD back: `new`, the folder the move added (taken out again), or
+    None when NEW was in the library before it; `saved`, the saved searches' queries it rewrote (decision 0196),
+    put back as they were."""
+
+    new: Optional[str] = None
+    saved: list[Rewrite] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return self.new is not None or bool(self.saved)
 
 
-def moved_to(data_dir: Path, old: str) -> Optional[str]:
-    """The folder a move added in place of `old`, when the Remove just undone was that move's; else None. The note
-    is read once (deleted)."""
+def remember_move(data_dir: Path, old: str, undo: MoveUndo) -> None:
+    """The kept Remove of `old` was a move's: an undo also does `undo` (kept_move)."""
+    write_private_text(Path(data_dir) / MOVED_NAME, json.dumps(
+        {"old": old, "new": undo.new, "saved": [r.to_json() for r in undo.saved]}))
+
+
+def kept_move(data_dir: Path, old: str) -> Optional[MoveUndo]:
+    """What the move whose Remove of `old` was just undone asks of its undo (remember_move); None when that Remove
+    was no move's. The note is read once (deleted)."""
     file = Path(data_dir) / MOVED_NAME
     try:
         refuse_untrusted_file(file)
@@ -57,8 +74,11 @@ def moved_to(data_dir: Path, old: str) -> Optional[str]:
     finally:
         with contextlib.suppress(OSError):
             _drop(file)
-    new = note.get("new") if isinstance(note, dict) and note.get("old") == old else None
-    return new if isinstance(new, str) else None
+    if not isinstance(note, dict) or note.get("old") != old:
+        return None
+    new, saved = note.get("new"), note.get("saved")
+    rewrites = [r for r in map(Rewrite.from_json, saved if isinstance(saved, list) else []) if r is not None]
+    return MoveUndo(new if isinstance(new, str) else None, rewrites)
 
 
 def note_move_begun(data_dir: Path, old: str, new: str) -> None:

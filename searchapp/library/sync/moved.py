@@ -20,7 +20,9 @@ from ...base.stored_names import disk_path, stored_name
 from ...base.plural import scanned_counts
 from ...ingest.exclude import Excluder
 from ...ingest.fsnames import is_within
-from ..resources.undo_file import forget_move_begun, move_was_begun, note_move_begun, remember_move, remove_undoable
+from ..query.saved import Rewrite
+from ..resources.undo_file import (MoveUndo, forget_move_begun, move_was_begun, note_move_begun, remember_move,
+                                   remove_undoable)
 from .roots import owning_root
 
 if TYPE_CHECKING:
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from ...base.progress import CancelToken, ProgressFn
     from .contract import SyncReport
 
-__all__ = ["Moved", "MovingLibrary", "check_move", "follow_move"]
+__all__ = ["Moved", "MoveUndone", "MovingLibrary", "check_move", "follow_move", "undo_move"]
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,23 @@ class Moved:
     no_undo: Optional[str] = None  # why OLD's removal cannot be undone (it is removed all the same), or None
     notes: list[str] = field(default_factory=list)
     added: bool = False  # NEW became a folder of the library by this move (an Undo of the move takes it out again)
+    saved: list[Rewrite] = field(default_factory=list)  # the saved searches whose in: followed (decision 0196)
+
+    def undo(self) -> MoveUndo:
+        """What an Undo of this move does beside putting OLD back (the window keeps it with its offer)."""
+        return MoveUndo(self.new if self.added else None, list(self.saved))
+
+    def saved_lines(self, arrow: str = "->") -> list[str]:
+        """'saved search Ducks: volcano in:/a/Documents -> volcano in:/a/Docs', one a saved search rewritten."""
+        return [f"saved search {r.name}: {r.before} {arrow} {r.after}" for r in self.saved]
+
+    def saved_note(self) -> Optional[str]:
+        """'2 saved searches follow it (Ducks, Roof)': the window's status line, one line for them all."""
+        n = len(self.saved)
+        if not n:
+            return None
+        return (f"{n} saved search{'es' if n != 1 else ''} follow{'s' if n == 1 else ''} it "
+                f"({', '.join(r.name for r in self.saved)})")
 
     def summary(self) -> str:
         """"20 files, 0 passages embedded (meaning reused)": the line that says the move cost no embedding."""
@@ -166,21 +185,71 @@ def follow_move(lib: MovingLibrary, old: str, new: str, progress: Optional[Progr
     forget_move_begun(data_dir, new)
     if undo_file:
         removed, no_undo = remove_undoable(lib, old)
-        if added and no_undo is None:  # `undo` undoes the move: NEW out too (a shared library's as well)
-            remember_move(lib.config.data_dir, old, new)
     else:
         removed, no_undo = lib.remove_folder(old, undoable=True), None
-    _saved_searches_follow(lib, old, new)
+    # the move is done: the saved searches follow it now, and never before (a stopped move left OLD as it was)
+    moved = Moved(old, new, rep, removed, no_undo, added=added, saved=_saved_searches_follow(lib, old, new))
+    if undo_file and no_undo is None and moved.undo():  # `undo` undoes the move: NEW out, the saved searches back
+        remember_move(data_dir, old, moved.undo())
     note = _exclude_note(lib.config, old, new)
-    return Moved(old, new, rep, removed, no_undo, [note] if note else [], added=added)
+    moved.notes += [note] if note else []
+    return moved
 
 
-def _saved_searches_follow(lib: MovingLibrary, old: str, new: str) -> None:
-    """The saved searches' seen files follow the move: else every file of the folder read as new (a newcomer's
-    "roof (2 new)" after Moved…, nothing new in it). Never fails the move: it is done."""
+def _saved_searches_follow(lib: MovingLibrary, old: str, new: str) -> list[Rewrite]:
+    """The saved searches follow the move (SavedSearches.follow_move): their in: places, and the files they had
+    seen, or every file of the folder read as new (a newcomer's "roof (2 new)" after Moved…, nothing new in it).
+    Never fails the move: it is done."""
     from ..query.saved import SavedSearches
 
     try:
-        SavedSearches(cast(Any, lib)).follow_move(old, new)  # a Library or SharedLibrary: SearchingLibrary both
+        return SavedSearches(cast(Any, lib)).follow_move(old, new)  # a Library or SharedLibrary: SearchingLibrary
     except SearchAppError as exc:  # a searches file that cannot be written: its counts are off, nothing lost
         log.warning("saved searches not told of the move %s -> %s: %s", old, new, exc)
+        return []
+
+
+@dataclass
+class MoveUndone:
+    """What an undo did beside putting OLD back: NEW taken out (`taken_out`), the saved searches' queries put back
+    (`saved_back`), and those edited since the move, kept as edited (`saved_kept`)."""
+
+    taken_out: Optional[str] = None
+    saved_back: list[str] = field(default_factory=list)
+    saved_kept: list[str] = field(default_factory=list)
+    problem: Optional[str] = None  # why the saved searches could not be put back (a searches file not writable)
+
+    def lines(self) -> list[str]:
+        """What is said of the saved searches, beside the folder put back."""
+        out = []
+        if self.saved_back:
+            out.append(f"saved search{'es' if len(self.saved_back) != 1 else ''} {', '.join(self.saved_back)} "
+                       "put back as before the move")
+        if self.saved_kept:
+            out.append(f"saved search{'es' if len(self.saved_kept) != 1 else ''} {', '.join(self.saved_kept)} "
+                       "edited since the move, kept as edited")
+        if self.problem:
+            out.append(f"saved searches not put back as before the move: {self.problem}")
+        return out
+
+
+def undo_move(lib: MovingLibrary, undo: Optional[MoveUndo]) -> MoveUndone:
+    """The rest of a move's undo, once OLD is back (undo_last_remove, or the window's undo_remove): NEW taken out
+    again while it is still a folder of its own (one added since that holds it took it in, and is the person's to
+    keep), and the saved searches it rewrote put back. `undo`: the move's (Moved.undo, or kept_move for the
+    command line); None for a plain Remove's undo, which does nothing more. The one way both front ends undo a
+    move."""
+    done = MoveUndone()
+    if undo is None:
+        return done
+    if undo.new is not None and undo.new in lib.roots():
+        lib.remove_folder(undo.new)
+        done.taken_out = undo.new
+    if undo.saved:
+        from ..query.saved import SavedSearches
+
+        try:
+            done.saved_back, done.saved_kept = SavedSearches(cast(Any, lib)).put_back(undo.saved)
+        except SearchAppError as exc:  # the folder is back; a searches file that cannot be written is said
+            done.problem = str(exc)
+    return done

@@ -89,6 +89,11 @@ class PgSearches:
             self.store.rows("INSERT INTO saved (owner, name, query, mode, k, literal, created_at) VALUES "
                             "(%s, %s, %s, %s, %s, %s, %s)", (self.owner, name, _text(query), mode, k, bool(literal), at))
 
+    def set_query(self, name: str, before: str, after: str) -> bool:
+        return bool(self.store.rows("UPDATE saved SET query = %s, checked_generation = NULL WHERE owner = %s AND "
+                                    "name = %s AND query = %s RETURNING name",
+                                    (_text(after), self.owner, name, _text(before))))
+
     def remove_saved(self, name: str) -> bool:
         return bool(self.store.rows("DELETE FROM saved WHERE owner = %s AND name = %s RETURNING name",
                                     (self.owner, name)))

@@ -67,6 +67,10 @@ def shot_with_menu(win, menu, name: str) -> None:
 
 
 def test_moved_on_a_missing_folder_follows_it_with_its_meaning_kept(qtbot, win, tmp_path):
+    from searchapp.library.query.saved import SavedSearches
+
+    saved = SavedSearches(win.session.library)
+    saved.add("Ducks", f"volcano in:{win.docs}")  # follows the move, and its undo (decision 0196)
     new = moved_on_disk(qtbot, win, tmp_path)
     panel = win.library_panel
     assert panel.moved_button.isVisible() and not panel.moved_button.isEnabled()  # no folder selected yet
@@ -88,7 +92,9 @@ def test_moved_on_a_missing_folder_follows_it_with_its_meaning_kept(qtbot, win, 
 
     assert sorted(r.path for r in win.status.roots) == sorted([str(new), str(win.other)])
     said = win.statusBar().currentMessage()
-    assert f"{win.docs} is now {new}: 3 files, 0 passages embedded (meaning reused)" in said
+    assert f"{win.docs} is now {new}: 3 files, 0 passages embedded (meaning reused); 1 saved search follows it " \
+        "(Ducks)" in said, said
+    assert saved.get("Ducks").query == f"volcano in:{new}"
     assert not panel.moved_button.isVisible()  # nothing is missing now
     # Undo undoes the move: the old place back and the new one out (put back alone, both stood in the library,
     # every file twice: a newcomer)
@@ -97,7 +103,9 @@ def test_moved_on_a_missing_folder_follows_it_with_its_meaning_kept(qtbot, win, 
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
         undo.click()
     assert sorted(r.path for r in win.status.roots) == sorted([str(win.docs), str(win.other)])
-    assert f"{new} is out of the library again" in win.statusBar().currentMessage()
+    said = win.statusBar().currentMessage()
+    assert f"{new} is out of the library again; saved search Ducks put back as before the move" in said, said
+    assert saved.get("Ducks").query == f"volcano in:{win.docs}"
 
 
 def test_a_folder_that_is_there_has_no_moved_and_the_button_hides(qtbot, win):

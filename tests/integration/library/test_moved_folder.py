@@ -14,8 +14,9 @@ from notes_folder import cli, make_notes
 
 from searchapp.base.errors import Cancelled, ConfigError, SearchAppError
 from searchapp.base.progress import CancelToken
-from searchapp.library.resources.undo_file import BEGUN_NAME, moved_to
-from searchapp.library.sync.moved import follow_move
+from searchapp.library.query.saved import SavedSearches
+from searchapp.library.resources.undo_file import BEGUN_NAME, kept_move, undo_last_remove
+from searchapp.library.sync.moved import follow_move, undo_move
 
 
 def moved_away(library, tmp_path: Path) -> tuple[Path, Path]:
@@ -129,7 +130,7 @@ def test_a_stop_during_the_sync_keeps_the_old_place_and_the_move_goes_on_later(t
     # already, and an undo put OLD back beside it: every file twice)
     assert moved.added  # what the window's Undo and the shared library's go by
     # `searchapp undo` goes by the note, on either library (a shared one's undo once put OLD back beside NEW)
-    assert moved_to(tiny_library.config.data_dir, str(old)) == str(new)
+    assert kept_move(tiny_library.config.data_dir, str(old)).new == str(new)
     assert not (Path(tiny_library.config.data_dir) / BEGUN_NAME).exists()  # the move has ended: no note left
 
 
@@ -140,7 +141,7 @@ def test_a_move_onto_a_folder_the_library_held_before_it_is_not_the_moves_to_und
     for f in new.iterdir():  # NEW's files moved into a folder indexed on its own before the move
         f.rename(other / f.name) if f.is_file() else None
     moved = follow_move(tiny_library, str(old), str(other))
-    assert not moved.added and moved_to(tiny_library.config.data_dir, str(old)) is None
+    assert not moved.added and kept_move(tiny_library.config.data_dir, str(old)) is None
 
 
 # -- the command line --------------------------------------------------------------------------------------------
@@ -274,37 +275,66 @@ def test_an_empty_new_place_is_refused_and_the_old_one_kept(tiny_library, tmp_pa
 
 def test_a_saved_search_sees_nothing_new_in_a_moved_folder(tiny_cli, tmp_path, capsys):
     """A newcomer's saved search read "roof (2 new)" after Moved…, its files marked new under the new place though
-    nothing had changed: the files it had seen follow the move."""
+    nothing had changed: the files it had seen follow the move. And one naming the old place follows it (decision
+    0196: it went to "nothing new (0 files)"), said old -> new; `undo` puts it back; history is not rewritten."""
     data = str(tmp_path / "lib")
     old = make_notes(tmp_path / "Documents")
     assert cli(capsys, "--data-dir", data, "index", str(old))[0] == 0
     assert cli(capsys, "--data-dir", data, "saved", "add", "texts", "type:txt")[0] == 0
     assert cli(capsys, "--data-dir", data, "saved", "add", "here", f"volcano in:{old}")[0] == 0
+    assert cli(capsys, "--data-dir", data, "search", f"lava in:{old}")[0] == 0
     new = tmp_path / "Docs"
     old.rename(new)
-    code, _, err = cli(capsys, "--data-dir", data, "moved", str(old), str(new))
-    # a saved search naming the old place finds nothing there now: said, by name (a newcomer's "Ducks" went to 0
-    # files without a word), the one without in: not named
-    assert code == 0 and f"searchapp: note: 1 saved search names in:{old}, which holds nothing now (here)" in err, err
+    code, out, err = cli(capsys, "--data-dir", data, "moved", str(old), str(new))
+    assert code == 0 and f"\nsaved search here: volcano in:{old} -> volcano in:{new}\n" in out, out
+    assert "holds nothing now" not in err and "texts" not in out, err
+    assert "`searchapp undo` undoes the move within 60 s" in out
     code, out, _ = cli(capsys, "--data-dir", data, "saved", "list")
-    assert code == 0 and "texts\tnothing new (2 files)" in out, out
-    # and `saved list` says why the other lists nothing
-    assert f"here\tnothing new (0 files; in:{old}: no folder of the library is there or under it (check the path))" \
-        in out, out
+    assert code == 0 and "texts\tnothing new (2 files)" in out and "here\tnothing new (3 files)\t" in out, out
     code, out, _ = cli(capsys, "--data-dir", data, "saved", "run", "texts")
     assert code == 0 and str(new / "volcano.txt") in out and "[new]" not in out, out
+    # what was typed then, as it was typed (it is a record, not a search kept to run again)
+    assert cli(capsys, "--data-dir", data, "history")[1].splitlines() == [f"lava in:{old}"]
+
+    code, out, err = cli(capsys, "--data-dir", data, "undo")
+    assert code == 0 and out.endswith("the move is undone\nsaved search here put back as before the move\n"), out
+    code, out, _ = cli(capsys, "--data-dir", data, "saved", "list")
+    assert code == 0 and f"here\tnothing new (3 files)\thybrid\tvolcano in:{old}\n" in out, out
 
 
-def test_saved_searches_follow_a_move_on_both_engines(tiny_library, tmp_path):
-    from searchapp.library.query.saved import SavedSearches
-
-    old, new = moved_away(tiny_library, tmp_path)
-    new.rename(old)  # saved while the folder was at its old place
+def test_saved_searches_follow_a_move_and_its_undo_on_both_engines(tiny_library, tmp_path):
+    """Decision 0196: the saved searches' in: places at the old folder or under it name the new place once the move
+    has completed (not when it stopped), their seen files follow (nothing new), and the move's undo puts each query
+    back as it was, unless edited since."""
+    old, new = make_notes(tmp_path / "My Documents"), tmp_path / "My Docs"
+    tiny_library.add_folder(old)
     saved = SavedSearches(tiny_library)
     saved.add("texts", "type:txt")
+    saved.add("ducks", f'volcano in:"{old}"')
+    saved.add("sub", f'dir:"{old / "x"}" lava')  # a place under the folder, as dir: writes it
+    saved.add("neighbour", f'in:"{old}2"')  # a folder whose name begins with the old one's: not the moved folder
+    saved.add("edited", f'in:"{old}"')
+    before = {s.name: s.query for s in saved.list()}
     old.rename(new)
-    follow_move(tiny_library, str(old), str(new))
-    assert [(s.name, s.new_hits, s.hits) for s in saved.refresh()] == [("texts", 0, 2)]
+    token = CancelToken()
+    with pytest.raises(Cancelled):  # stopped: OLD is still in the library, and the searches name it still
+        follow_move(tiny_library, str(old), str(new), lambda p: token.cancel(), token)
+    assert {s.name: s.query for s in saved.list()} == before
+
+    moved = follow_move(tiny_library, str(old), str(new))
+    after = {s.name: s.query for s in saved.list()}
+    assert after == {"texts": "type:txt", "ducks": f'volcano in:"{new}"', "sub": f'dir:"{new / "x"}" lava',
+                     "neighbour": f'in:"{old}2"', "edited": f'in:"{new}"'}
+    assert moved.saved_lines() == [f"saved search {n}: {before[n]} -> {after[n]}" for n in ("ducks", "edited", "sub")]
+    assert [(s.name, s.new_hits, s.hits) for s in saved.refresh() if s.name in ("texts", "ducks")] == [
+        ("ducks", 0, 3), ("texts", 0, 2)]  # its files found where they are now (none at OLD), none new
+
+    saved.add("edited", "in:/elsewhere", replace=True)  # the person's own edit meanwhile: the undo keeps it
+    assert undo_last_remove(tiny_library)[0] == str(old)  # as `searchapp undo` does it, on either library
+    done = undo_move(tiny_library, kept_move(tiny_library.config.data_dir, str(old)))
+    assert (done.taken_out, done.saved_back, done.saved_kept) == (str(new), ["ducks", "sub"], ["edited"])
+    assert {s.name: s.query for s in saved.list()} == {**before, "edited": "in:/elsewhere"}
+    assert tiny_library.roots() == [str(old)]
 
 
 def test_undo_after_a_remove_that_followed_a_move_puts_back_only_that_remove(tiny_cli, tmp_path, capsys):

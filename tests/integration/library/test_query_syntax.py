@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.library.query.filters import SearchFilters, parse_date
-from searchapp.library.query.syntax import filters_of, parse_query, to_text, with_filters
+from searchapp.library.query.syntax import filters_of, moved_folders, parse_query, to_text, with_filters
 
 
 def kinds(p) -> list[tuple[str, list[str]]]:
@@ -182,6 +182,28 @@ def test_with_filters_writes_the_filter_bar_into_the_text():
     back = filters_of(parse_query(text))
     assert back == SearchFilters.build(folders=["/srv/new dir"], types=["pdf"], after="2026-02-01")
     assert with_filters(text, SearchFilters()) == '"red fish" -blue name:a*'
+
+
+@pytest.mark.parametrize("query, moved", [
+    # each form the parser takes a folder in: dir:, any case, quoted, a trailing slash, a place under the folder;
+    # the rest of the text kept to the character, a new place with a space quoted
+    ("volcano in:/a/docs", 'volcano in:"/a/My Docs"'),
+    ('IN:"/a/docs/x y"  -lava type:pdf', 'IN:"/a/My Docs/x y"  -lava type:pdf'),
+    ("dir:/a/docs/ in:/b", 'dir:"/a/My Docs" in:/b'),
+    ("in:~/docs/sub notes", 'in:"~/My Docs/sub" notes'),  # (home is /a here) `~` kept where the place still is
+    # not the folder: a neighbour whose name begins the same, a place above it, a negated field (words), a phrase
+    ("in:/a/docs2 x", None), ("in:/a", None), ("-in:/a/docs", None), ('"in:/a/docs"', None),
+])
+def test_a_moved_folder_is_written_into_the_in_fields_that_name_it(query, moved, monkeypatch):
+    monkeypatch.setenv("HOME", "/a")
+    assert moved_folders(query, "/a/docs", "/a/My Docs") == moved
+    if moved is not None:  # what the search reads of it: the new place, and everything else as before
+        before, after = parse_query(query), parse_query(moved)
+        assert after.clauses == before.clauses and after.types == before.types
+        assert {os.path.expanduser(f) for f in after.folders} <= {"/a/My Docs", "/a/My Docs/x y", "/b",
+                                                                 "/a/My Docs/sub"}
+    # a new place a query cannot write (quoted, it would end at its own '"'): left as it is, the move says so
+    assert moved_folders(query, "/a/docs", '/a/say "hi"') is None
 
 
 # -- a tiny real library -----------------------------------------------------------------------------------

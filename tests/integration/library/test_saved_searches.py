@@ -201,15 +201,19 @@ def test_a_read_only_library_lists_saved_searches_but_changes_nothing(capsys, li
 
 
 def test_a_saved_search_whose_folder_moved_says_its_in_is_no_folder_of_the_library(capsys, lib_dir):
-    """Decision 0157: a saved search naming in:OLD finds nothing once `moved` followed OLD elsewhere, until its
-    query names NEW. `search` says why beside "no results" (search/places.py), the window too; `saved run` printed
-    only the empty list, the place note dropped (found by a review)."""
+    """A saved search naming in:OLD finds nothing once OLD is no folder of the library: `search` says why beside "no
+    results" (search/places.py), the window too; `saved run` printed only the empty list, the place note dropped
+    (found by a review). `moved` makes it follow (decision 0196); one saved again with the old place is said."""
     docs = lib_dir.parent / "docs"
     assert cli(capsys, lib_dir, "saved", "add", "Volcanoes", f"volcano in:{docs}", "--mode", "lexical")[0] == 0
     new = lib_dir.parent / "papers"
     docs.rename(new)
     code, out, err = cli(capsys, lib_dir, "moved", str(docs), str(new))
     assert code == 0, err
+    code, out, err = cli(capsys, lib_dir, "saved", "run", "Volcanoes")
+    assert code == 0 and "volcano.txt" in out and "no folder" not in err, err
+    assert cli(capsys, lib_dir, "saved", "add", "--replace", "Volcanoes", f"volcano in:{docs}", "--mode",
+               "lexical")[0] == 0
     code, out, err = cli(capsys, lib_dir, "saved", "run", "Volcanoes")
     assert code == 0 and "volcano.txt" not in out
     assert f"searchapp: note: in:{docs}: no folder of the library is there or under it (check the path)" in err, err

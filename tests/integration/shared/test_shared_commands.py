@@ -64,6 +64,11 @@ def test_saved_searches_count_new_files_and_take_sql_as_text(cli, tmp_path):
     code, out, err = run("saved", "add", name, "bread flour", "--mode", "lexical")
     assert code == 0 and out.startswith(f"saved {name}: ") and re.search(r": \d+ files? now;", out), err
     assert run("saved", "add", name, "x")[0] == 2  # exists
+    # an in: no folder of the library is at is marked as the desktop library marks it (one rule: Library.unplaced)
+    assert run("saved", "add", "typo", f"bread in:{docs}-gone")[0] == 0
+    code, out, _ = run("saved", "list")
+    assert f"typo\tnothing new (0 files; in:{docs}-gone: no folder of the library is there or under it" in out, out
+    assert run("saved", "remove", "typo")[0] == 0
     (docs / "rye.txt").write_text("Rye bread needs a sour starter and whole rye flour.", encoding="utf-8")
     assert run("index")[0] == 0
     code, out, _ = run("saved", "list", "--json")
@@ -151,14 +156,21 @@ def test_a_role_that_may_not_write_searches_and_records_nothing(cli, pg_server, 
 
 def test_moved_follows_a_folder_with_its_meaning_and_undo_puts_it_back(cli, tmp_path):
     run, docs = cli
+    assert run("saved", "add", "bread", f"sourdough in:{docs}", "--mode", "lexical")[0] == 0
     new = tmp_path / "papers"
     docs.rename(new)
     code, out, err = run("moved", str(docs), str(new))  # decision 0157, as on the desktop library
     assert code == 0, err
     assert out.startswith(f"moved {docs} -> {new}: 7 files, 0 passages embedded (meaning reused); `searchapp undo`")
+    # its saved searches follow it, in the shared library's own database (decision 0196)
+    assert out.endswith(f"\nsaved search bread: sourdough in:{docs} -> sourdough in:{new}\n"), out
+    code, out, _ = run("saved", "list")
+    assert code == 0 and out.startswith("bread\tnothing new (1 file)\t") and "no folder" not in out, out
     code, out, err = run("undo")  # the old place, kept in the shared library for a minute, and the new one out
-    # (it put the old place back beside the new one: every file in the library twice)
-    assert code == 0 and out == f"put back {docs} (7 files) and took {new} out again: the move is undone\n", err
+    # (it put the old place back beside the new one: every file in the library twice), the saved search as it was
+    assert code == 0 and out == (f"put back {docs} (7 files) and took {new} out again: the move is undone\n"
+                                 "saved search bread put back as before the move\n"), err
+    assert run("saved", "list")[1].endswith(f"\tsourdough in:{docs}\n")
     code, out, _ = run("status")
     assert "files: 7 " in out and str(new) not in out and f"desk-a: {docs} (" in out
 
