@@ -237,7 +237,7 @@ class WriteJobs(QObject):
 
         def done(moved: Moved) -> None:
             saved = moved.saved_note()  # the saved searches whose in: followed (decision 0196)
-            say(f"{old} is now {new}: {moved.summary()}" + "".join(f"; {n}" for n in [saved, *moved.notes] if n),
+            say(f"{old} is now {moved.new}: {moved.summary()}" + "".join(f"; {n}" for n in [saved, *moved.notes] if n),
                 UNDO_SECONDS * 1000)
             self.undo.offer(old, moved.undo())  # Undo puts the library back as before the move
 

@@ -9,6 +9,7 @@ ranking (search/pipeline.py), status (report/status.py).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
 import os
@@ -48,7 +49,7 @@ from .search.result import (LISTING, LOADING, LOADING_NOTICE, MEANING, PLACE, RE
 from .query.prepared import prepare_query
 from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
 from .sync.contract import StoppedSync, SyncReport
-from .sync.roots import named_in_library, places_to_add
+from .sync.roots import linked_folders, named_in_library, places_to_add
 from .sync.updates import Updates
 from .sync.wanted import Wanted
 
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
     from ..models.bi_encoder import BiEncoder
     from ..models.cross_encoder import CrossEncoder
     from ..store.rows import FileRow
+    from .query.syntax import ParsedQuery
     from .warm.server import WarmServer
     from .sync.watch import LibraryWatcher
 
@@ -282,7 +284,21 @@ class Library(WatchAndServe):
         return self._unplaced(typed)
 
     def _unplaced(self, typed: Sequence[str]) -> list[str]:
-        return unplaced(typed, [r.path for r in self.reader().roots()], holds=self._holds)
+        roots = [r.path for r in self.reader().roots()]
+        return unplaced(typed, roots, lambda place: linked_folders((place,), roots), holds=self._holds)
+
+    def _through_links(self, filters: Optional[SearchFilters], parsed: Optional[ParsedQuery]
+                       ) -> tuple[Optional[SearchFilters], Optional[ParsedQuery]]:
+        """`--in` and in: places typed through a link also name where the library holds that place (sync/roots.py
+        linked_folders, decision 0192), as the shared library's also name the folders they map to."""
+        if not (filters is not None and filters.folders) and not (parsed is not None and parsed.folders):
+            return filters, parsed
+        roots = [r.path for r in self.reader().roots()]
+        if filters is not None and filters.folders:
+            filters = dataclasses.replace(filters, folders=linked_folders(filters.folders, roots))
+        if parsed is not None and parsed.folders:
+            parsed = dataclasses.replace(parsed, folders=linked_folders(parsed.folders, roots))
+        return filters, parsed
 
     def _holds(self, place: str) -> bool:
         """Whether the library has an entry at `place` or under it (a folder gone from disk still does)."""
@@ -326,6 +342,7 @@ class Library(WatchAndServe):
         if read.problem:  # nothing to match or embed: no arbitrary hits
             return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, read.problem)],
                                 warnings=warnings, reading=reading)
+        filters, parsed = self._through_links(filters, parsed)
         req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=rerank_depth,
                              filters=filters, group=group, parsed=parsed, literal=literal)
         encode_query, index, words_only = None, None, False

@@ -11,6 +11,7 @@ process ends, however it ends (a machine killed mid-sync leaves no lock behind).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import time
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from .search.places import place_text, unplaced
 from .search.result import MEANING, PLACE, SAME, UNSEARCHABLE, Notice, SearchResult, meaning_text
 from .sync.contract import SyncReport
 from .sync.meaning_pass import meaning_percent, meaning_progress
+from .sync.roots import linked_folders
 from ..base.library_address import shown
 from ..base.path_map import PathMap
 from ..ingest.fsnames import is_within
@@ -370,8 +372,10 @@ class SharedLibrary:
         if read.problem:
             return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, read.problem)],
                                 warnings=warnings, reading=reading)
-        filters = shared_paths.mapped_filters(filters, self.paths)
-        parsed = shared_paths.mapped_query(parsed, self.paths)
+        if filters is not None and filters.folders:
+            filters = dataclasses.replace(filters, folders=self._mapped_places(filters.folders))
+        if parsed is not None and parsed.folders:
+            parsed = dataclasses.replace(parsed, folders=self._mapped_places(parsed.folders))
         req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=None,
                              filters=filters if filters is not None and filters.active else None, group=group,
                              parsed=parsed, literal=literal)
@@ -426,9 +430,13 @@ class SharedLibrary:
                                                             for _, r in store.all_roots() if is_within(place, r.path))
 
     def _mapped_place(self, place: str) -> tuple[str, ...]:
-        """An in: place and the other machines' folders it stands for at this desktop's mount points (every
-        machine's folders are searched here, each at its own path)."""
-        return shared_paths.mapped_folders((place,), self.paths)
+        return self._mapped_places((place,))
+
+    def _mapped_places(self, folders: tuple[str, ...]) -> tuple[str, ...]:
+        """in: places (or --in's) and the other machines' folders they stand for at this desktop's mount points
+        (every machine's folders are searched here, each at its own path), and this machine's folder a place typed
+        through a link names (sync/roots.linked_folders, decision 0192, as Library.search)."""
+        return linked_folders(shared_paths.mapped_folders(folders, self.paths), self.roots())
 
     def similar(self, path: str, *, page: Optional[int] = None, k: Optional[int] = None,
                 filters: Optional["SearchFilters"] = None) -> SearchResult:

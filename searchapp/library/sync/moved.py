@@ -23,7 +23,7 @@ from ...ingest.fsnames import is_within
 from ..query.saved import Rewrite
 from ..resources.undo_file import (MoveUndo, forget_move_begun, move_was_begun, note_move_begun, remember_move,
                                    remove_undoable)
-from .roots import owning_root
+from .roots import library_place, owning_root
 
 if TYPE_CHECKING:
     from ...base.config import Config
@@ -106,8 +106,14 @@ def check_move(lib: MovingLibrary, old: str, new: str) -> tuple[str, str]:
     refuse = getattr(lib, "refuse_read_only", None)  # a desktop library on a read-only disk: said as a move
     if refuse is not None:
         refuse("moving a folder")
-    old, new = _absolute(old), _absolute(new)
     roots = lib.roots()
+    # typed through a link, each is where the library has or puts it, as `index` names a folder (decision 0192): OLD
+    # the folder of the library it names, NEW its real place (as typed on a shared library, as its add_folder has it)
+    shared = getattr(lib, "refuse_others", None) is not None
+    old, new = _absolute(old), _absolute(new)
+    linked = library_place(old, roots)
+    old = linked if linked in roots else old
+    new = library_place(new, roots, new_as_typed=shared) if os.path.exists(disk_path(new)) else new
     if old not in roots:
         owner = owning_root(old, roots)
         if owner is not None:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ...store import RootRow, Store
 
 __all__ = ["missing_reason", "root_missing", "missing_advice", "readable_to_add", "refuse_missing_roots", "owning_root", "in_scope",
-           "nested_inside", "paths_by_root", "outermost", "library_place", "places_to_add", "twin_roots",
+           "nested_inside", "paths_by_root", "outermost", "library_place", "places_to_add", "twin_roots", "linked_folders",
            "named_in_library"]
 
 
@@ -121,6 +121,22 @@ def named_in_library(key: str, roots: Sequence[str]) -> str:
     if place == container or owning_root(place, list(roots)) is None:
         return key
     return place if member is None else member_key(place, member)
+
+
+def linked_folders(folders: tuple[str, ...], roots: Sequence[str]) -> tuple[str, ...]:
+    """`folders` (as `--in` or a query's in: gives them) and, after them, the place each names in the library where
+    it was typed through a link (decision 0192, one file one path: `in:~/links/notes` searches `~/docs/notes`, whose
+    files the library holds under that name only). Links are read only for a place no folder holds by its name:
+    the usual `in:` costs no disk access, and a drive that stopped answering is not asked for it."""
+    linked = []
+    for folder in folders:
+        place = stored_name(os.path.abspath(os.path.expanduser(folder)))  # as filters_of reads it
+        if owning_root(place, list(roots)) is not None or any(is_within(r, place) for r in roots):
+            continue
+        named = library_place(place, roots)
+        if named != place and owning_root(named, list(roots)) is not None:
+            linked.append(named)
+    return tuple(dict.fromkeys((*folders, *linked))) if linked else folders
 
 
 def places_to_add(store: Store, paths: Sequence[str | os.PathLike[str]], *, new_as_typed: bool = False

@@ -337,6 +337,28 @@ def test_saved_searches_follow_a_move_and_its_undo_on_both_engines(tiny_library,
     assert tiny_library.roots() == [str(old)]
 
 
+@pytest.mark.engines("sqlite")
+def test_a_move_and_an_in_typed_through_links_name_the_folders_as_index_does(tiny_library, tmp_path):
+    """Decision 0192, one file one path: `index` resolves a folder typed through a link; `moved` and `--in` (and a
+    query's in:) typed through one named nothing of the library ("not a folder of the library"; no hits, "no
+    folder of the library is there"). They are resolved by the same rule (sync/roots.library_place)."""
+    from searchapp.library.query.filters import SearchFilters
+
+    old, new = make_notes(tmp_path / "Documents"), tmp_path / "Docs"
+    tiny_library.add_folder(old)
+    (tmp_path / "old-link").symlink_to(old)
+    old.rename(new)  # the link now leads where the folder was
+    (tmp_path / "new-link").symlink_to(new)
+    moved = follow_move(tiny_library, str(tmp_path / "old-link"), str(tmp_path / "new-link"))
+    assert (moved.old, moved.new, moved.added) == (str(old), str(new), True) and tiny_library.roots() == [str(new)]
+
+    for query, filters in ((f"orthodontist in:{tmp_path / 'new-link'}", None),
+                           ("orthodontist", SearchFilters.build(folders=[str(tmp_path / "new-link")]))):
+        res = tiny_library.search(query, mode="lexical", filters=filters)
+        assert [h.path for h in res.hits] == [str(new / "orthodontist.txt")] and not res.notices, res.notices
+    assert tiny_library.unplaced([str(tmp_path / "new-link"), str(tmp_path / "nowhere")]) == [str(tmp_path / "nowhere")]
+
+
 def test_undo_after_a_remove_that_followed_a_move_puts_back_only_that_remove(tiny_cli, tmp_path, capsys):
     """The move's note is the last Remove's: a Remove after it (of a folder gone from disk) is undone alone, and
     says its place is not on disk now."""
