@@ -23,10 +23,9 @@ if TYPE_CHECKING:
     from ..store import Store
     from ..store.postgres.pg_store import PgStore
     from .query.filters import SearchFilters
-    from .query.syntax import ParsedQuery
 
 __all__ = ["held_elsewhere", "same_folder", "local_hits", "local_copies", "local_duplicates", "local_ledger", "resolve", "explain_shared", "mapped_folders",
-           "mapped_filters", "mapped_query", "mounted_roots"]
+           "mapped_filters", "mounted_roots"]
 
 
 def local_hits(store: PgStore, paths: PathMap, hits: list[Hit]) -> None:
@@ -246,10 +245,3 @@ def mapped_filters(filters: Optional[SearchFilters], paths: PathMap) -> Optional
     if filters is None or not filters.folders or not paths:
         return filters
     return dataclasses.replace(filters, folders=mapped_folders(filters.folders, paths))
-
-
-def mapped_query(parsed: Optional[ParsedQuery], paths: PathMap) -> Optional[ParsedQuery]:
-    """A query's own in: folders mapped as `--in`'s are (mapped_filters)."""
-    if parsed is None or not parsed.folders or not paths:
-        return parsed
-    return dataclasses.replace(parsed, folders=mapped_folders(parsed.folders, paths))
