@@ -35,11 +35,11 @@ from .tar_stream import STREAM_ERRORS, WalkCapReached, cut_short, ended_short, o
 from .mail import forwarded_name, header, message_date, parse_message, split_mbox
 from .mail_msg import msg_attachments
 from .mail_parse import parse, parts, parts_note
-from .registry import sniffable, sniffed_suffix
+from .registry import sniffable, sniffed_suffix, takes_data
 from .ziputil import MAX_TOTAL_BYTES, TRUNCATED, SafeZip, bomb_reason, entry_name
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
-           "container_suffix", "named_container", "may_be_container", "iter_members", "split_member", "display_path", "member_key",
+           "container_suffix", "hashed_with_bytes", "named_container", "may_be_container", "iter_members", "split_member", "display_path", "member_key",
            "listing", "is_listing", "extract_archive", "read_member"]
 
 MAX_DEPTH = 2  # a container inside a container is read; one inside that is skipped with a reason
@@ -72,22 +72,31 @@ def named_container(name: str) -> bool:
     return s in _MAIL or s == ".zip" or s in _TARS
 
 
-def container_suffix(path: str | os.PathLike[str], head: Optional[bytes] = None) -> str:
+def container_suffix(path: str | os.PathLike[str], data: Optional[bytes] = None) -> str:
     """How a file on disk is read as a container (".zip", ".tar.gz", ".mbox", ".eml", …), "" when it is none: by its
-    name, else, for a name no reader takes, by its first bytes (an mbox or Maildir message without a suffix,
-    mail_sniff.py), `head` when the caller holds them (the file is not opened again). Never for a member's name:
-    there is no file of that name to look at."""
+    name, else by its bytes: a PDF's or an Office file's whether it holds files (embedded.py), and, for a name no
+    reader takes, its first bytes (an mbox or Maildir message without a suffix, mail_sniff.py). `data`: the whole
+    file's bytes when the caller holds them (the read that hashed it: hashed_with_bytes), then the file is not
+    opened again. Never for a member's name: there is no file of that name to look at."""
     name = os.fspath(path)
     if named_container(name):
         return _suffix(name)
     if _suffix(name) in DOCUMENT_SUFFIXES:  # a PDF or an Office file holding files (embedded.py); else its reader's
-        return _suffix(name) if holds_files(Path(name)) else ""
-    return sniffed_suffix(name, head)
+        return _suffix(name) if holds_files(Path(name) if data is None else data, name) else ""
+    return sniffed_suffix(name, data)
 
 
-def is_container(path: str | os.PathLike[str], head: Optional[bytes] = None) -> bool:
+def is_container(path: str | os.PathLike[str], data: Optional[bytes] = None) -> bool:
     """Whether entries are read out of this file on disk (container_suffix)."""
-    return bool(container_suffix(path, head))
+    return bool(container_suffix(path, data))
+
+
+def hashed_with_bytes(path: str | os.PathLike[str]) -> bool:
+    """Whether the read that hashes this file keeps its bytes (when within the file cap: file_sha256_and_bytes):
+    its reader reads them (takes_data), or it is a PDF or an Office file, whose embedded files are told from them
+    (container_suffix). A changed PDF was read once more only to tell whether it holds files (decision 0203)."""
+    name = os.fspath(path)
+    return takes_data(name) or _suffix(name) in DOCUMENT_SUFFIXES
 
 
 def may_be_container(path: str | os.PathLike[str]) -> bool:
@@ -328,13 +337,18 @@ def _entries(src: Path | bytes, suffix: str, budget: _Budget, want: _Want) -> It
 
 
 def iter_members(path: Path, max_member_bytes: int, cancel: Optional[CancelToken] = None,
-                 max_total: int = MAX_TOTAL_BYTES, only: Optional[str] = None) -> Iterator[Member]:
+                 max_total: int = MAX_TOTAL_BYTES, only: Optional[str] = None, suffix: str = "",
+                 data: Optional[bytes] = None) -> Iterator[Member]:
     """Every entry of a container, with its bytes or the reason it is skipped, one at a time (a caller keeps
     at most one member in memory). Raises ExtractionError when the container itself cannot be read.
     `only`: the one member whose bytes are wanted; the archive entries around it are named, with the reason
-    _UNREAD, but not read (the budget counts them all the same, so it reads what a sync would)."""
+    _UNREAD, but not read (the budget counts them all the same, so it reads what a sync would). `suffix`: its
+    container_suffix, when the caller knows it already; `data`: a document's bytes (a PDF's, an Office file's) when
+    the caller holds them whole: its files are read from them, the file not opened again."""
     budget = _Budget(max_member_bytes, max_total, cancel)
-    yield from _walk(path, container_suffix(path) or _suffix(os.fspath(path)), "", 1, budget, set(), only)
+    suffix = suffix or container_suffix(path) or _suffix(os.fspath(path))
+    src: Path | bytes = data if data is not None and suffix in DOCUMENT_SUFFIXES else path
+    yield from _walk(src, suffix, "", 1, budget, set(), only)
 
 
 def _wanted(only: Optional[str], prefix: str) -> _Want:

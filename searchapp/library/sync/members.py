@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
 from typing import Callable, Optional, Protocol
 
 from ...base.config import Config
@@ -41,8 +42,17 @@ from ..members.private_copy import write_private_copy
 from ..members.temp_copies import private_temp_dir
 from .contract import SyncReport
 
-__all__ = ["index_container", "members_by_container", "is_container", "may_be_container", "secret_member",
+__all__ = ["Found", "index_container", "members_by_container", "is_container", "may_be_container", "secret_member",
            "left_out_changed", "IndexDoc", "RecordProblem"]
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the sync's read of a container found before index_container reads it: its `suffix`
+    (container_suffix) and its whole bytes (`data`, when that read kept them: hashed_with_bytes)."""
+
+    suffix: str = ""
+    data: Optional[bytes] = None
 
 
 class IndexDoc(Protocol):
@@ -96,15 +106,17 @@ def _left_out_now(row: FileRow, name: str, config: Config) -> bool:
 
 def index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sha: str, config: Config,
                     cancel: Optional[CancelToken], rep: SyncReport, index_doc: IndexDoc, problem: RecordProblem,
-                    check_cancel: Callable[[], None]) -> set[str]:
+                    check_cancel: Callable[[], None], *, found: Found = Found()) -> set[str]:
     """Index the container `f` (stored as `path`) and each of its members; returns the member keys met.
 
     `index_doc(path, old, scanned, sha, doc, date_ns, ocr=None)` chunks and queues one entry; `problem(path, old,
-    status, reason, scanned)` records a skip or failure. Raises Cancelled (the caller commits what is done)."""
+    status, reason, scanned)` records a skip or failure. `found`: what the read that hashed it found (Found).
+    Raises Cancelled (the caller commits what is done)."""
     seen: set[str] = set()  # filled as members are met: kept when the container fails halfway
     with parse_once():  # a mail is read as text, then as the container of its attachments: parsed once
         try:
-            _index_container(f, path, existing, sha, config, cancel, rep, index_doc, problem, check_cancel, seen)
+            _index_container(f, path, existing, sha, config, cancel, rep, index_doc, problem, check_cancel, seen,
+                             found)
         except Exception as exc:  # the per-file boundary, for the container (a BadZipFile, a struct.error, ...)
             reason = file_failure(exc)
             if reason is None:
@@ -116,11 +128,12 @@ def index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sha
 
 def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sha: str, config: Config,
                      cancel: Optional[CancelToken], rep: SyncReport, index_doc: IndexDoc, problem: RecordProblem,
-                     check_cancel: Callable[[], None], seen: set[str]) -> None:
+                     check_cancel: Callable[[], None], seen: set[str], found: Found) -> None:
     max_bytes = int(config.scan.max_file_mb * 2**20)
     names: list[str] = []
     old_self = existing.get(path)
-    suffix = container_suffix(f.path)  # by name, or by content for a mailbox or message without a suffix
+    # by name, or by content for a mailbox or message without a suffix and a document holding files
+    suffix = found.suffix or container_suffix(f.path, found.data)
     own: Optional[Document] = None
     document = suffix in DOCUMENT_SUFFIXES  # a PDF or an Office file holding files: read by its reader, as ever
     if suffix in (".eml", ".msg") or document:  # a message is its own text; its attachments are its members
@@ -143,7 +156,7 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
     dates: dict[str, Optional[int]] = {}
     with private_temp_dir("members") as tmp:  # mkdtemp: 0700
         try:
-            for m in iter_members(f.path, max_bytes, cancel):
+            for m in iter_members(f.path, max_bytes, cancel, suffix=suffix, data=found.data):
                 check_cancel()
                 key = member_key(path, m.name)
                 names.append(m.name)  # its reason, if not read, is its own row's (problem below)

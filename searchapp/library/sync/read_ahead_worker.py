@@ -145,7 +145,7 @@ def _extract(path: str, old_sha: Optional[str], config: Config, cancel: Optional
     from ...base.errors import Cancelled, UnsupportedFileError
     from ...base.hashing import file_sha256, file_sha256_and_bytes
     from ...ingest.extractors import extract, takes_data
-    from ...ingest.extractors.embedded import holds_files
+    from ...ingest.extractors.members import container_suffix, hashed_with_bytes
     from .file_boundary import file_failure
     from .file_budget import FileBudget, too_long
 
@@ -153,11 +153,13 @@ def _extract(path: str, old_sha: Optional[str], config: Config, cancel: Optional
     where = Path(path)
     sha = ""  # kept with a failure once read: the same bytes renamed, failing the same way, are one move
     try:
-        sha, data = file_sha256_and_bytes(where, max_bytes) if takes_data(where) else (file_sha256(where), None)
+        sha, data = file_sha256_and_bytes(where, max_bytes) if hashed_with_bytes(where) else (file_sha256(where), None)
         if old_sha is not None and sha == old_sha:
             return Read(sha)  # touched, not changed: the sync only updates its stat
-        if holds_files(where):  # a document holding files is a container: the sync reads its members itself
+        # a document holding files is a container, told from the bytes just hashed: the sync reads its members itself
+        if data is not None and container_suffix(where, data):
             return None
+        data = data if takes_data(where) else None  # a document's bytes told that: its reader opens it itself
         budget = FileBudget(cancel, config.scan.file_budget_s)
         if clock is not None:
             clock(True)

@@ -18,6 +18,7 @@ from ...base.hashing import EMPTY_SHA256, file_sha256, file_sha256_and_bytes
 from ...base.types import Document
 from ...base.progress import CancelToken, Progress, ProgressFn, report
 from ...ingest.extractors import extract, extractor_name, reader_version, takes_data
+from ...ingest.extractors.members import container_suffix, hashed_with_bytes
 from ...ingest.extractors.svg import KIND as SVG
 from ...base.stored_names import disk_path, stored_name
 from ...ingest.scan import ScanResult, ScannedFile, changed_in_place, scan
@@ -30,7 +31,7 @@ from .file_boundary import file_failure
 from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
 from .meta_keys import record_met, record_readers
-from .members import index_container, is_container, may_be_container, members_by_container, left_out_changed
+from .members import Found, index_container, may_be_container, members_by_container, left_out_changed
 from .vanished import Moves, Vanished
 from .newer_reader import newer_reader, newer_reader_of_any
 from .same_passages import SamePassages
@@ -346,9 +347,9 @@ class _Sync:
                 return self.vanished_now(path)
             self.sha_read = pre.sha or None
             raise ExtractionError(pre.failed)  # recorded by the boundary around this function
-        try:  # a file extracted from memory is read once, for its hash and its text
+        try:  # a file extracted from memory, or a document told by its bytes, is read once for its hash and that
             sha, data = ((pre.sha, None) if pre is not None else
-                         file_sha256_and_bytes(f.path, self.max_bytes) if takes_data(f.path) else
+                         file_sha256_and_bytes(f.path, self.max_bytes) if hashed_with_bytes(f.path) else
                          (file_sha256(f.path), None))
         except FileNotFoundError:
             return self.vanished_now(path)
@@ -357,29 +358,31 @@ class _Sync:
         except OSError as exc:
             return self.problem(old, path, "failed", f"cannot read: {exc.strerror or exc}")
         self.sha_read = sha
-        if old is not None and old.sha256 == sha and old.status != "failed":
-            if not newer_reader(old) and not self.members_to_read(path):
-                # Touched, not changed (a chmod, a ctime to check again): kept as it is, however it was left. A
-                # skipped file is not extracted again, nor an image without text sent back to OCR.
-                self.keep_unchanged(path, old, f, touched=True)
-                return
+        same = old is not None and old.sha256 == sha and old.status != "failed"
+        if same and old is not None and not newer_reader(old) and not self.members_to_read(path):
+            # Touched, not changed (a chmod, a ctime to check again): kept as it is, however it was left. A
+            # skipped file is not extracted again, nor an image without text sent back to OCR.
+            self.keep_unchanged(path, old, f, touched=True)
+            return
         if waits_for_ocr(f.path, self.config):  # an image: read by the OCR step after the text of every file
             self.wait_for_ocr(old, path, sha, added=False)
             return record_waiting(self.store, self.root, old, path, f, sha, "image", self.index, self.rep)
-        # archives, mailboxes, mail with attachments: each member an entry (a file without a suffix told by the
-        # bytes read for its hash, not opened again)
-        if is_container(f.path, data):
-            return self.read_container(f, path, sha)
+        # archives, mailboxes, mail with attachments, documents holding files: each member an entry (a file without
+        # a suffix, and a document, told by the bytes read for its hash, not opened again)
+        suffix = container_suffix(f.path, data)
+        if suffix:
+            return self.read_container(f, path, sha, Found(suffix, data))
+        data = data if takes_data(f.path) else None  # a document's bytes said it holds no files: its reader opens it
         if pre is not None and pre.spans is not None:  # read, extracted and chunked by the worker
             return self.index_doc(path, old, f, sha, None, ocr=pre.ocr, pre=pre)
         self.extract_and_queue(f, path, old, sha, data)
 
-    def read_container(self, f: ScannedFile, path: str, sha: str) -> None:
+    def read_container(self, f: ScannedFile, path: str, sha: str, found: Found) -> None:
         try:
             self.seen.update(index_container(f, path, self.existing, sha, self.config, self.cancel, self.rep,
                                              self.index_doc,
                                              lambda p, o, st, why, sf: self.problem(o, p, st, why, sf),
-                                             self.batcher.check_cancel))
+                                             self.batcher.check_cancel, found=found))
         except Cancelled:
             self.batcher.flush_and_stop()
 

@@ -303,3 +303,35 @@ def test_a_bad_embedded_object_is_a_note_beside_the_others(tmp_path, monkeypatch
            "hex too large": "budget", "storage too large": "too large", "linked": "not read"}[damage]
     assert len(got) == 2 and got[0][1] is None and why in got[0][2], got
     assert got[1][0].endswith("/kept.txt") and got[1][1] == b"kept\n", got
+
+
+def test_a_pdf_is_read_once_for_its_hash_and_whether_it_holds_files(tiny_library, tmp_path, monkeypatch):
+    """The read that hashes a PDF tells whether it holds files (decision 0203): a PDF holding none was read three
+    times (its hash, the byte scan for attached files, its reader), one holding files six (the scan again for
+    the container's kind, and for its members' walk, which opened it once more)."""
+    import os
+    import sys
+
+    monkeypatch.setenv("SEARCHAPP_OCR_ENGINE", "none")  # a short page waits for OCR: no step reads it here
+    d = tmp_path / "docs"
+    d.mkdir()
+    write_pdf(d / "plain.pdf", ["A plain page about marzipan."])
+    write_pdf(d / "invoice.pdf", ["Invoice for the harpsichord tuning."])
+    _attach(d / "invoice.pdf", {"data.csv": b"item,price\nquillwort seedlings,12\n"})
+    opened: list[str] = []
+    recording = [True]
+
+    def hook(event: str, args: tuple) -> None:
+        if recording[0] and event == "open" and isinstance(args[0], (str, os.PathLike)):
+            opened.append(os.fspath(args[0]))
+
+    sys.addaudithook(hook)  # audit hooks cannot be removed: this one goes quiet after the sync
+    try:
+        rep = tiny_library.add_folder(d, embed=False)
+    finally:
+        recording[0] = False
+    assert rep.failed == 0 and rep.members == 1, rep
+    assert _top(tiny_library, "quillwort seedlings") == str(d / "invoice.pdf") + MEMBER_SEP + "data.csv"
+    # each: its hash (the bytes kept, within the file cap) and its reader's own opening
+    assert (opened.count(str(d / "plain.pdf")), opened.count(str(d / "invoice.pdf"))) == (2, 2), opened
+
