@@ -49,10 +49,13 @@ __all__ = ["Found", "index_container", "members_by_container", "is_container", "
 @dataclass(frozen=True)
 class Found:
     """What the sync's read of a container found before index_container reads it: its `suffix`
-    (container_suffix) and its whole bytes (`data`, when that read kept them: hashed_with_bytes)."""
+    (container_suffix), its whole bytes (`data`, when that read kept them: hashed_with_bytes), and whether only its
+    members are read (`members_only`: a document whose own text came from OCR, its bytes unchanged: the OCR step
+    reads its own entry again, from its cache, where the words pass would drop its OCR'd passages until then)."""
 
     suffix: str = ""
     data: Optional[bytes] = None
+    members_only: bool = False
 
 
 class IndexDoc(Protocol):
@@ -136,7 +139,9 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
     suffix = found.suffix or container_suffix(f.path, found.data)
     own: Optional[Document] = None
     document = suffix in DOCUMENT_SUFFIXES  # a PDF or an Office file holding files: read by its reader, as ever
-    if suffix in (".eml", ".msg") or document:  # a message is its own text; its attachments are its members
+    # a message is its own text, its attachments its members; a document's own entry stays as it is when only its
+    # members are read (Found.members_only)
+    if (suffix in (".eml", ".msg") or document) and not found.members_only:
         budget = FileBudget(cancel, config.scan.file_budget_s) if document else cancel
         try:
             own = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=budget)
@@ -189,6 +194,8 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
         except (OSError, MemoryError, RecursionError) as exc:
             problem(path, old_self, "failed", one_line(f"cannot read container: {exc}"), f)
             return
+    if found.members_only:
+        return
     ocr = pdf_waits_for_ocr(own, config) if document and own is not None else None
     if own is None or (document and names and not ocr and not own.text.strip()):
         # A document of no text of its own but files (a slide of nothing but an embedded PDF) is found by what it

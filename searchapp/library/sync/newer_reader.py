@@ -6,12 +6,14 @@ until the OCR step put them back from its cache, and embedded again)."""
 
 from __future__ import annotations
 
+import os
 from typing import Iterable
 
 from ...ingest.extractors import reader_version
+from ...ingest.extractors.embedded import DOCUMENT_SUFFIXES
 from ...store import FileRow
 
-__all__ = ["newer_reader", "newer_reader_of_any", "read_by_older"]
+__all__ = ["newer_reader", "newer_reader_of_any", "read_by_older", "ocrd_by_older"]
 
 
 def newer_reader(old: FileRow) -> bool:
@@ -30,3 +32,11 @@ def read_by_older(old: FileRow) -> bool:
 def newer_reader_of_any(rows: Iterable[FileRow]) -> bool:
     """newer_reader of a container's members: the container is read again for them."""
     return any(newer_reader(r) for r in rows)
+
+
+def ocrd_by_older(old: FileRow) -> bool:
+    """Whether the entry is a document (a scanned PDF) some of whose text came from OCR, read by an older reader:
+    the OCR step reads its text again, and the words pass reads only the files it may hold (decision 0203), which
+    an older reader may not have looked for (decision 0189: they came only with the file's next change)."""
+    return (old.ocr == "done" and old.status != "failed" and read_by_older(old)
+            and os.path.splitext(old.path)[1].lower() in DOCUMENT_SUFFIXES)

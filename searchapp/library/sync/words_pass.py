@@ -33,7 +33,7 @@ from .meaning_beside import MeaningBeside
 from .meta_keys import record_met, record_readers
 from .members import Found, index_container, may_be_container, members_by_container, left_out_changed
 from .vanished import Moves, Vanished
-from .newer_reader import newer_reader, newer_reader_of_any
+from .newer_reader import newer_reader, newer_reader_of_any, ocrd_by_older
 from .same_passages import SamePassages
 from .ocr_waits import WAITING, pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from ...ingest.passages import passages_of
@@ -301,9 +301,13 @@ class _Sync:
     def keep_unchanged(self, path: str, old: FileRow, f: ScannedFile, *, touched: bool = False) -> None:
         """A file not changed since the last sync (same size, mtime and ctime, or the same bytes): counted. A row
         that has no ctime yet (stored before decision 0150) gets this one, so the next sync compares it too."""
+        self.keep_members(path)
+        self.keep_own(path, old, f, touched=touched)
+
+    def keep_own(self, path: str, old: FileRow, f: ScannedFile, *, touched: bool = False) -> None:
+        """keep_unchanged of the file's own entry alone (a container whose members were read: Found.members_only)."""
         if touched or (old.ctime_ns is None and f.ctime_ns is not None):
             self.touched.append((old.id, f.size, f.mtime_ns, f.ctime_ns))
-        self.keep_members(path)
         if old.status == "indexed":
             self.rep.unchanged += 1
         else:
@@ -370,8 +374,11 @@ class _Sync:
         # archives, mailboxes, mail with attachments, documents holding files: each member an entry (a file without
         # a suffix, and a document, told by the bytes read for its hash, not opened again)
         suffix = container_suffix(f.path, data)
+        ocrd = same and old is not None and old.ocr == "done"  # its own text is the OCR step's to read again
         if suffix:
-            return self.read_container(f, path, sha, Found(suffix, data))
+            return self.read_container(f, path, sha, Found(suffix, data, members_only=ocrd))
+        if ocrd and old is not None:  # read for files it might hold (members_to_read): it holds none
+            return self.keep_unchanged(path, old, f, touched=True)
         data = data if takes_data(f.path) else None  # a document's bytes said it holds no files: its reader opens it
         if pre is not None and pre.spans is not None:  # read, extracted and chunked by the worker
             return self.index_doc(path, old, f, sha, None, ocr=pre.ocr, pre=pre)
@@ -385,6 +392,9 @@ class _Sync:
                                              self.batcher.check_cancel, found=found))
         except Cancelled:
             self.batcher.flush_and_stop()
+        old = self.existing.get(path)
+        if found.members_only and old is not None:  # its own entry as it was, counted so
+            self.keep_own(path, old, f, touched=True)
 
     def extract_and_queue(self, f: ScannedFile, path: str, old: Optional[FileRow], sha: str, data: Optional[bytes]
                           ) -> None:
@@ -421,9 +431,11 @@ def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members:
     sizes: list[int] = []
     for i, f in enumerate(files, start=1):
         old = existing.get(stored_name(f.path))
-        if old is not None and not _needs_reading(old, f) and not _members_to_read(existing, members, stored_name(f.path)):
+        for_members = _members_to_read(existing, members, stored_name(f.path))
+        if old is not None and not _needs_reading(old, f) and not for_members:
             continue
-        if waits_for_ocr(f.path, config) or may_be_container(f.path):  # a README may be an mbox: told in-process
+        # a README may be an mbox: told in-process; a container read again for its members is read there too
+        if waits_for_ocr(f.path, config) or may_be_container(f.path) or for_members:
             continue
         slot[i] = len(paths)
         paths.append(os.fspath(f.path))
@@ -492,9 +504,11 @@ def _needs_reading(old: Optional[FileRow], f: ScannedFile) -> bool:
 
 
 def _members_to_read(existing: dict[str, FileRow], members: dict[str, list[str]], path: str) -> bool:
-    """Whether a container is read again for its members (failed ones, or ones an older reader read)."""
+    """Whether a container is read again for its members (failed ones, or ones an older reader read), or a document
+    whose text came from OCR is read for files its older reader did not look for (newer_reader.ocrd_by_older)."""
     rows = [existing[k] for k in members.get(path, ())]
-    return _member_failed(rows) or newer_reader_of_any(rows)
+    old = existing.get(path)
+    return _member_failed(rows) or newer_reader_of_any(rows) or (not rows and old is not None and ocrd_by_older(old))
 
 
 def _member_failed(rows: Sequence[FileRow]) -> bool:

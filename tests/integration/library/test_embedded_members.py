@@ -335,3 +335,48 @@ def test_a_pdf_is_read_once_for_its_hash_and_whether_it_holds_files(tiny_library
     # each: its hash (the bytes kept, within the file cap) and its reader's own opening
     assert (opened.count(str(d / "plain.pdf")), opened.count(str(d / "invoice.pdf"))) == (2, 2), opened
 
+
+class _Whiteboard:
+    """Stands in for an OCR engine: every page reads as the same line (the engine is not what is tested)."""
+
+    name = "stub"
+
+    def recognize(self, image, cancel=None) -> str:
+        return "Whiteboard notes about capybaras and their burrows"
+
+
+def test_a_scans_attached_files_are_read_by_the_first_sync_of_a_newer_reader(tiny_library, tmp_path, monkeypatch):
+    """A PDF whose text came from OCR is read again by the OCR step, not by the words pass, and that step reads no
+    attached files: a newer PDF reader's files came only with the scan's next change (decision 0189's "Left").
+    Now the words pass reads its files alone, and its OCR'd text stays as it was (decision 0203)."""
+    from fpdf import FPDF
+    from PIL import Image
+    from pypdf import PdfWriter
+
+    from searchapp.ingest.extractors import members
+    from searchapp.library.ocr import step
+
+    monkeypatch.setattr(step, "available_engine", lambda: _Whiteboard())
+    d = tmp_path / "docs"
+    d.mkdir()
+    Image.new("RGB", (64, 64), "white").save(tmp_path / "page.png")
+    pdf = FPDF(unit="mm", format=(60, 60))
+    pdf.add_page()
+    pdf.image(str(tmp_path / "page.png"), x=0, y=0, w=60, h=60)  # no text layer
+    pdf.output(str(d / "scan.pdf"))
+    w = PdfWriter(clone_from=str(d / "scan.pdf"))
+    w.add_attachment("agenda.txt", b"Agenda: the pangolin exhibit.\n")
+    with open(d / "scan.pdf", "wb") as fh:
+        w.write(fh)
+    with monkeypatch.context() as m:  # the version before: attachments not read
+        m.setattr(members, "holds_files", lambda *a: False)
+        tiny_library.add_folder(d)
+    scan = str(d / "scan.pdf")
+    assert tiny_library.explain(scan)["state"] == "ocr_done"
+    assert not tiny_library.search("pangolin exhibit", mode="lexical").hits
+    a_newer_reader(monkeypatch, "pdf")
+    rep = tiny_library.sync()
+    assert rep.members == 1 and rep.added == 1 and rep.chunks_removed == 0, rep  # its OCR'd passage kept, not read
+    assert _top(tiny_library, "pangolin exhibit") == scan + MEMBER_SEP + "agenda.txt"
+    assert _top(tiny_library, "capybaras burrows") == scan
+    assert tiny_library.sync().members == 1  # then kept as read: counted, not read again
