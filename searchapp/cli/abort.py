@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import NoReturn
 
-__all__ = ["end_now", "ABORTED", "ABORTED_LINE"]
+__all__ = ["end_now", "leave_unwaited", "ABORTED", "ABORTED_LINE"]
 
+_LOAD_THREAD = "searchapp-load-bi-encoder"  # model_set.LOAD_THREAD (not imported: this module starts with every command)
 ABORTED = 130  # cancelled (docs/cli.md, exit codes)
 # A command that writes: what a crash keeps (architecture.md: "loses at most the batch in flight"). Often there is
 # none in flight: a stopped sync's process waits at its exit for the model loading beside it (not a daemon thread).
@@ -32,6 +34,22 @@ def end_now(line: str) -> NoReturn:
         pass
     _kill_workers()
     os._exit(ABORTED)
+
+
+def leave_unwaited(code: int) -> int:
+    """`code`, or, where the model is still loading beside a command that has ended (stopped by a first signal
+    while the meaning pass loaded it ahead: library/resources/model_set.py), the process ends now with `code`: its
+    work is written and closed, and the interpreter's exit would wait for that thread (no daemon: torch aborts an
+    exit that does not wait). Called where the process ends, after everything (decision 0203)."""
+    if not any(t.name == _LOAD_THREAD and t.is_alive() for t in threading.enumerate()):
+        return code
+    for stream in (sys.stdout, sys.stderr):  # what the command said (no log file is written: stderr's lines are)
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # an output that is gone
+            pass
+    _kill_workers()
+    os._exit(code)
 
 
 def _kill_workers() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+import threading
 from pathlib import Path
 from types import FrameType
 from typing import Optional, Sequence
@@ -23,16 +24,26 @@ from ..base.progress import CancelToken
 from ..base.terminal import printable
 from .parser import parse_command_line
 from .options import check_options
-from .abort import ABORTED_LINE, end_now
+from .abort import ABORTED_LINE, end_now, leave_unwaited
 from .hang_up import leave_terminal
 from .progress import TerminalProgress
 
 __all__ = ["main"]
 
 
+_SIGNALLED = threading.Event()  # a stop signal came during this command (its handler ran)
+
+
 def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
     """The whole command line. `ask_warm`: False when the thin entry point (cli/entry.py) already asked a warm
-    process with this very command and was declined (a search then opens the library here)."""
+    process with this very command and was declined (a search then opens the library here). A command a stop
+    signal ended does not wait for a model still loading beside it (abort.leave_unwaited)."""
+    _SIGNALLED.clear()
+    code = _main(argv, ask_warm=ask_warm)
+    return leave_unwaited(code) if _SIGNALLED.is_set() else code
+
+
+def _main(argv: Optional[Sequence[str]], *, ask_warm: bool) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Each command parses with its own group's parser alone (cli/parser.py): the others' modules are neither
     # imported nor built (a tenth of a warm search's time; a third of a one-file `index --words-only`).
@@ -142,6 +153,7 @@ def _install_stop_signals(cancel: CancelToken, command: str) -> None:
     process at once, in one line and exit 130 (cli/abort.py)."""
 
     def handler(signum: int, frame: Optional[FrameType]) -> None:
+        _SIGNALLED.set()
         if cancel.cancelled:
             end_now(f"\n{ABORTED_LINE if command in STOP_GENTLY else 'searchapp: aborted'}")  # after a bar
         cancel.cancel()

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...base.config import DEFAULT_RERANKER, Config
 from ...base.errors import ModelLoadError, ModelMismatchError, ModelNotFoundError
+from ...base.progress import CancelToken
 from ...base.finite import require_finite
 from ...models.sentence_conventions import LibraryKeep, library_keep
 from .sync_encoder import SyncEncoder
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["ModelSet", "LibraryMeta", "MODELS_LOCK"]
 
 log = logging.getLogger(__name__)
+LOAD_THREAD = "searchapp-load-bi-encoder"  # load_encoder_ahead's thread
 
 # Models are built one at a time in the process: two threads building at once (the GUI's warm-up and a
 # first sync) raced in transformers' lazy imports ("cannot import name 'AutoTokenizer'") and built twice.
@@ -190,9 +192,21 @@ class ModelSet:
                 except Exception:  # raised again, with its message, where the model is needed
                     log.debug("loading the bi-encoder ahead failed", exc_info=True)
 
-            # Not a daemon: an interpreter exiting while torch imports on another thread can crash on the way out.
-            self._loading = threading.Thread(target=load, name="searchapp-load-bi-encoder")
+            # Not a daemon: an interpreter exiting while torch loads on another thread aborts ("terminate called
+            # without an active exception", exit 134: 3 of 24 exits during a MiniLM load). A command stopped while
+            # it loads ends without waiting for it otherwise (cli/abort.py: leave_unwaited, decision 0203).
+            self._loading = threading.Thread(target=load, name=LOAD_THREAD)
             self._loading.start()
+
+    def wait_for_load(self, cancel: Optional[CancelToken]) -> None:
+        """Wait for a load started ahead, giving up at a stop (raises Cancelled): after a first Ctrl+C the model is
+        no longer needed, and `encoder`'s join waited for the whole load before the stop was looked at."""
+        loading = self._loading
+        while self._encoder is None and loading is not None and loading.is_alive() \
+                and loading is not threading.current_thread():
+            if cancel is not None:
+                cancel.check()
+            loading.join(0.1)
 
     def may_use_gpu(self) -> bool:
         """False where the bi-encoder surely runs on the CPU, told without importing torch: models.device "cpu",

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, Sequence
 import numpy as np
 
 from ...base.config import Config
+from ...base.progress import CancelToken
 
 if TYPE_CHECKING:
     from ...models.bi_encoder import BiEncoder
@@ -57,6 +58,8 @@ class SyncModels(Protocol):
     def loaded_encoder(self) -> Optional[BiEncoder]: ...
 
     def chunker(self) -> ChunkingTokenizer: ...
+
+    def wait_for_load(self, cancel: Optional[CancelToken]) -> None: ...
 
     def load_encoder_ahead(self) -> None: ...
 
@@ -143,6 +146,10 @@ class SyncEncoder:
         if self._lean():
             return self._encode_lean(list(texts), **kw)
         return self._models.encoder.encode(texts, **kw)
+
+    def wait_for_load(self, cancel: Optional[CancelToken]) -> None:
+        """Wait for the model loading ahead, giving up at a stop (ModelSet.wait_for_load)."""
+        self._models.wait_for_load(cancel)
 
     def loads_next(self) -> bool:
         """Whether the next `encode` loads the model first (seconds on a small CPU: the progress says so, where it

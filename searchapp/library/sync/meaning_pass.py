@@ -99,6 +99,9 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
             known.update(ready([h for h in inputs if h not in known]))
         new = [h for h in inputs if h not in known]
         if new:
+            wait = getattr(encoder, "wait_for_load", None)  # a load started ahead: waited for while no stop comes
+            if callable(wait):
+                wait(cancel)
             bar = None if progress is None else partial(_batch_progress, progress, done, todo, embedded, total)
             token = None if cancel is None else _BatchBegun(cancel)
             vectors, bad = _encode(store, encoder, index, new, inputs, token, background, bar)

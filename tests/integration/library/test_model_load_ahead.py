@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import sys
 import threading
 from pathlib import Path
 
@@ -223,3 +224,56 @@ def test_the_progress_says_so_while_a_pass_waits_for_the_model(make_config, tiny
         assert LOADING_NOTE in loading[0] and not any(LOADING_NOTE in m for m in loading[1:])
         (more / "m.txt").write_text("The heron again, at dusk.\n", encoding="utf-8")
         assert not any(LOADING_NOTE in m for m in notes(lib, more))  # loaded now
+
+
+
+def _joining(ident: int) -> bool:
+    """Whether the thread `ident` is inside a Thread.join (its stack looked at, not timed)."""
+    frame = sys._current_frames().get(ident)
+    while frame is not None:
+        if frame.f_code.co_name == "join" and frame.f_code.co_filename == threading.__file__:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def test_a_stop_while_the_model_loads_ahead_does_not_wait_for_it(make_config, tiny_bi_encoder_dir, tmp_path,
+                                                                 monkeypatch):
+    """After a first Ctrl+C the model is not needed: the meaning pass waited for the whole load (`encoder`'s join)
+    before it looked at the stop (decision 0203). The load is held on an event the test sets only afterwards; the
+    stop comes once the meaning pass has begun and waits for it."""
+    from searchapp.base.errors import Cancelled
+    from searchapp.base.progress import CancelToken
+
+    monkeypatch.setattr(sync_encoder, "LEAN_PASSAGES", 0)
+    monkeypatch.setattr(sync_encoder, "LOAD_AHEAD_CHARS", 10)
+    started, release, embedding = threading.Event(), threading.Event(), threading.Event()
+    real_init = bi_encoder.BiEncoder.__init__
+
+    def slow(self, *args, **kw):
+        started.set()
+        release.wait(30)  # past it, the load goes on: a pass that waited for it fails below
+        real_init(self, *args, **kw)
+
+    def stop(sync_thread: int) -> None:
+        started.wait(60)
+        embedding.wait(60)
+        while not release.is_set() and not _joining(sync_thread):
+            release.wait(0.01)
+        cancel.cancel()
+
+    monkeypatch.setattr(bi_encoder.BiEncoder, "__init__", slow)
+    cancel = CancelToken()
+    stopper = threading.Thread(target=stop, args=(threading.get_ident(),))
+    stopper.start()
+    try:
+        with Library(_config(make_config, tiny_bi_encoder_dir)) as lib:
+            with pytest.raises(Cancelled):
+                lib.add_folder(_docs(tmp_path), cancel=cancel,
+                               progress=lambda p: embedding.set() if p.stage == "embedding" else None)
+            assert lib.models.loaded_encoder is None  # returned with the load still held
+            assert lib.store.chunk_count() > 0 and lib.store.pending_count() > 0  # its words kept, no vector
+    finally:
+        release.set()
+        stopper.join(60)
+        lib.models.wait_for_load(None)

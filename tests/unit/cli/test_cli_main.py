@@ -137,3 +137,30 @@ def test_the_not_indexed_count_is_of_entries_as_the_states_count_them(data_dir, 
     assert main(["status", "--data-dir", str(data_dir)]) == 0
     out = capsys.readouterr().out
     assert "not indexed: 3 items in archives and mail in 1 row:" in out and "3 of its members:" in out, out
+
+
+def test_a_command_stopped_does_not_wait_for_the_model_still_loading(monkeypatch):
+    """The interpreter's exit waited for the load ahead (a thread that is no daemon: torch aborts an exit that does
+    not wait for it): a command a stop ended while the model loaded ends the process without it (decision 0203)."""
+    import threading
+
+    from searchapp.cli import abort, main as cli_main
+    from searchapp.library.resources.model_set import LOAD_THREAD
+
+    assert abort._LOAD_THREAD == LOAD_THREAD  # one name for the thread
+    ended: list[int] = []
+    monkeypatch.setattr(abort.os, "_exit", ended.append)
+    assert abort.leave_unwaited(130) == 130 and ended == []  # nothing loading: the exit is Python's, as ever
+    release = threading.Event()
+    loading = threading.Thread(target=release.wait, name=LOAD_THREAD)
+    loading.start()
+    try:
+        abort.leave_unwaited(130)
+        monkeypatch.setattr(cli_main, "_main", lambda argv, ask_warm: cli_main._SIGNALLED.set() or 130)
+        cli_main.main(["index"])
+        assert ended == [130, 130]  # after a stop signal, main ends the process so
+        monkeypatch.setattr(cli_main, "_main", lambda argv, ask_warm: 1)
+        assert cli_main.main(["index"]) == 1 and ended == [130, 130]  # no signal: returned, whatever loads
+    finally:
+        release.set()
+        loading.join()
