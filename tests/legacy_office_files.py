@@ -1,12 +1,47 @@
-"""Word, Excel and PowerPoint 97-2003 files and Outlook .msg files, made by the tests (tests/cfb_writer.py writes the
-compound file). Each writes the records its reader needs, as Office lays them out (MS-DOC, MS-XLS, MS-PPT, MS-OXMSG),
+"""Word, Excel and PowerPoint 97-2003 files and Outlook .msg files, made by the tests (searchapp's own ole_writer.py
+writes the compound file, as it writes an embedded document's; the damage helpers below find their places in it). Each writes the records its reader needs, as Office lays them out (MS-DOC, MS-XLS, MS-PPT, MS-OXMSG),
 and no more; hostile variants damage one of them."""
 
 from __future__ import annotations
 
 import struct
 
-from cfb_writer import cfb
+from searchapp.ingest.extractors.ole_writer import compound_file as cfb
+
+def _sector(data: bytes, number: int) -> int:
+    """Where sector `number` of a compound file starts (after its header, which is one sector long)."""
+    size = 1 << struct.unpack_from("<H", data, 0x1E)[0]
+    return size * (1 + number)
+
+
+def directory_entry(data: bytes, entry: int) -> int:
+    """Where directory entry `entry` starts (the directory's sectors one after another, as ole_writer writes it)."""
+    return _sector(data, struct.unpack_from("<I", data, 0x30)[0]) + 128 * entry
+
+
+def entry_number(data: bytes, name: str) -> int:
+    """The number of the directory entry named `name` (its last part)."""
+    raw = name.encode("utf-16-le") + b"\0\0"
+    for entry in range(4096):
+        at = directory_entry(data, entry)
+        if data[at:at + len(raw)] == raw and struct.unpack_from("<H", data, at + 64)[0] == len(raw):
+            return entry
+    raise KeyError(name)
+
+
+def set_fat(data: bytes, sector: int, value: int) -> bytes:
+    """`data` with the FAT entry of `sector` set to `value` (in the first FAT sector, the header's first)."""
+    out = bytearray(data)
+    struct.pack_into("<I", out, _sector(data, struct.unpack_from("<I", data, 0x4C)[0]) + 4 * sector, value)
+    return bytes(out)
+
+
+def set_stream_size(data: bytes, entry: int, size: int) -> bytes:
+    """`data` with directory entry `entry`'s stream size set to `size` (a size that lies)."""
+    out = bytearray(data)
+    struct.pack_into("<I", out, directory_entry(data, entry) + 0x78, size)
+    return bytes(out)
+
 
 TEXT_AT = 1024  # where the document's text starts in the WordDocument stream (past the FIB)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import struct
 
-from cfb_writer import cfb
+from searchapp.ingest.extractors.ole_writer import compound_file as cfb
 from legacy_office_files import TEXT_AT, word_stream
 
 DELETED = b"\x00\x08\x01"  # sprmCFRMarkDel, on

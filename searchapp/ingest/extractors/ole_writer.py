@@ -5,7 +5,8 @@ streams, and the readers (and the program that opens a member) read whole files.
 MS-CFB version 4 (4,096-byte sectors: the header's 109 FAT sectors address 457 MB, so no DIFAT sector is ever
 written; the caller's cap is far below that). Streams under 4,096 bytes go to the mini stream, as the format
 requires. Each storage's children are a balanced binary tree in the format's name order, its deepest level red, the
-rest black: a valid red-black tree, which strict readers check. Only bytes are copied: nothing is run.
+rest black: a valid red-black tree, which strict readers check. Only bytes are copied: nothing is run. The tests
+write their Word, Excel, PowerPoint 97-2003 and .msg files with `compound_file` too (tests/legacy_office_files.py).
 """
 
 from __future__ import annotations

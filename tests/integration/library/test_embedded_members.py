@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cfb_writer import cfb
+from searchapp.ingest.extractors.ole_writer import compound_file as cfb
 from corpus import write_pdf
 from newer_readers import a_newer_reader
 from office_files import make_pptx, write_zip

@@ -8,7 +8,7 @@ import io
 import zipfile
 from pathlib import Path
 
-from cfb_writer import cfb
+from searchapp.ingest.extractors.ole_writer import compound_file as cfb
 from legacy_office_files import make_doc, make_msg, make_ppt, make_xls
 
 from searchapp.base.member_paths import MEMBER_SEP

@@ -1,5 +1,5 @@
 """Word, Excel and PowerPoint 97-2003 files (issue 43, items 1 and 2): their text is read from files the tests make
-(tests/legacy_office_files.py, tests/cfb_writer.py); password-protected ones say so; damaged and hostile ones fail
+(tests/legacy_office_files.py; the compound file: searchapp's own ole_writer.py); password-protected ones say so; damaged and hostile ones fail
 with a one-line reason, within the caps."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cfb_writer import cfb, set_fat, set_stream_size
+from legacy_office_files import directory_entry, entry_number, set_fat, set_stream_size
+from searchapp.ingest.extractors.ole_writer import compound_file as cfb
 from legacy_office_files import (fast_saved_ppt, make_doc, make_ppt, make_xls, master_shape, ppt_stream, record,
                                  text_atom, word_stream)
 from searchapp.base.errors import ExtractionError, UnsupportedFileError
@@ -168,30 +169,25 @@ def test_a_clx_pointer_past_the_table_stream_fails(tmp_path):
 
 
 def test_a_directory_chain_that_loops_fails_at_once(tmp_path):
-    from cfb_writer import Layout
-
-    layout = Layout()
-    data = cfb({"WordDocument": word_stream([("Text\r", True)])[0], "1Table": b"\0" * 64}, layout)
-    looped = set_fat(data, layout.dir_sectors[0], layout.dir_sectors[0])  # the directory's next sector: itself
+    data = cfb({"WordDocument": word_stream([("Text\r", True)])[0], "1Table": b"\0" * 64})
+    first_dir = struct.unpack_from("<I", data, 0x30)[0]
+    looped = set_fat(data, first_dir, first_dir)  # the directory's next sector: itself
     with pytest.raises(ExtractionError, match="directory's sector chain loops"):
         extract(put(tmp_path, "loop.doc", looped))
     # A FAT loop under a stream: read at most the file's size, then the reader's own checks decide.
-    word_entry = layout.entries["WordDocument"]
-    start = struct.unpack_from("<I", data, 512 * (1 + layout.dir_sectors[0]) + 128 * word_entry + 0x74)[0]
+    start = struct.unpack_from("<I", data, directory_entry(data, entry_number(data, "WordDocument")) + 0x74)[0]
     stream_loop = set_fat(data, start, start)
     with pytest.raises(ExtractionError, match="corrupt"):
         extract(put(tmp_path, "loop2.doc", stream_loop))
 
 
 def test_a_stream_claiming_more_than_the_file_holds_is_refused_unread(tmp_path):
-    from cfb_writer import Layout
-
-    layout = Layout()
-    data = cfb({"WordDocument": word_stream([("Text\r", True)])[0], "1Table": b"\0" * 64}, layout)
-    lying = set_stream_size(data, layout.entries["WordDocument"], 1_000_000)  # under the cap, over the file
+    data = cfb({"WordDocument": word_stream([("Text\r", True)])[0], "1Table": b"\0" * 64})
+    word_entry = entry_number(data, "WordDocument")
+    lying = set_stream_size(data, word_entry, 1_000_000)  # under the cap, over the file
     with pytest.raises(ExtractionError, match=r"stream WordDocument claims 1,000,000 bytes, more than the file's"):
         extract(put(tmp_path, "lying.doc", lying))
-    huge = set_stream_size(data, layout.entries["WordDocument"], 0xFFFFFFF0)  # over the reader's cap: never read
+    huge = set_stream_size(data, word_entry, 0xFFFFFFF0)  # over the reader's cap: never read
     with pytest.raises(ExtractionError, match="WordDocument is larger than 50 MB"):
         extract(put(tmp_path, "huge.doc", huge))
 

@@ -1,7 +1,7 @@
 """PowerPoint 97-2003 and older .ppt files as the newcomer's Apache Tika / POI test decks showed them: the notes
 master and handout master read like the main master (template prompts left out, speaker notes kept), a PowerPoint
 95 deck read from its Text_Content stream, a PowerPoint 4.0 one skipped with the reason. The files are made here
-(tests/legacy_office_files.py, tests/cfb_writer.py)."""
+(tests/legacy_office_files.py; the compound file: searchapp's own ole_writer.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cfb_writer import cfb
+from searchapp.ingest.extractors.ole_writer import compound_file as cfb
 from legacy_office_files import master_shape, record, text_atom
 from searchapp.base.errors import UnsupportedFileError
 from searchapp.ingest.extractors import extract, ppt97

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cfb_writer import cfb
+from searchapp.ingest.extractors.ole_writer import compound_file as cfb
 from legacy_office_files import make_doc, ppt_stream, word_stream, workbook_stream
 from word97_files import DELETED, HIDDEN, make_doc_with_props, make_word6
 

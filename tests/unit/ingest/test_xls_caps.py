@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cfb_writer import cfb
+from searchapp.ingest.extractors.ole_writer import compound_file as cfb
 from searchapp.ingest.extractors import extract, sheets, xls97
 
 
