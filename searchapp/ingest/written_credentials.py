@@ -3,10 +3,11 @@ where a setting is what a line is, and only when its value is written out, not r
 
 Prose says "password" all the time and code says `password = request.form["password"]`, so a line is looked at
 only in a file whose every line is a setting or a command (its name says so, `config_like`), and only for a key
-from a short list whose value reads as a credential (`_credential`):
+from a short list whose value reads as a credential (`is_credential`):
 - a config file (`.ini`, `.cfg`, `.conf`, `.cnf`, `.toml`, `.yaml`, `.yml`, `.properties`, `*.env`, `.envrc`,
-  `.npmrc`, `.pypirc`): a line that is `key = value` or `key: value` and nothing after it but a comment;
-- a shell's history (`.bash_history`, `.zsh_history`, `fish_history`, `.psql_history`, PowerShell's
+  `.npmrc`, `.pypirc`; `.json`, decision 0197, as the JSON reader writes it: `db.password: …`, or as it is:
+  `"password": "…",`): a line that is `key = value` or `key: value` and nothing after it but a comment;
+- a shell script (`.sh`, `.bash`, `.zsh`, `.ksh`: decision 0197), a shell's history (`.bash_history`, `.zsh_history`, `fish_history`, `.psql_history`, PowerShell's
   `ConsoleHost_history.txt`…) and its start-up files (`.bashrc`, `.zshrc`, `.profile`…, also as a dotfiles folder
   names them, without the dot): `export KEY=value`, `curl -u user:password`, `mysql -pPASSWORD`, `--password=…`;
 - any text: a `.netrc` line, `machine HOST login USER password VALUE`: its shape is a sentence no one writes.
@@ -35,16 +36,23 @@ _LAST_WORDS = frozenset({"pass", "pwd", "apikey", "secretkey", "privatekey", "au
 _LAST_TWO = frozenset({("api", "key"), ("secret", "key"), ("private", "key"), ("auth", "key")})
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")  # camelCase and SNAKE_CASE into words
 
-_CONFIG_SUFFIXES = frozenset({".ini", ".cfg", ".conf", ".cnf", ".toml", ".yaml", ".yml", ".properties", ".env"})
+# A JSON file is a config file too (decision 0197): the JSON reader writes each string as a "key.path: value" line
+# (`db.password: …` for `{"db": {"password": "…"}}`), and a file that is no strict JSON (a tsconfig with comments)
+# is read as it is, its lines `"password": "…",`.
+_CONFIG_SUFFIXES = frozenset({".ini", ".cfg", ".conf", ".cnf", ".toml", ".yaml", ".yml", ".properties", ".env",
+                              ".json"})
+# A shell script's lines are commands as a history's are (decision 0197): `export DB_PASSWORD=…`, `mysql -p'…'`,
+# `curl -u user:pass`
+_COMMANDS_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".ksh"})
 _CONFIG_NAMES = frozenset({".env", ".envrc", ".npmrc", ".pypirc", ".netrc", "_netrc"})
 _COMMANDS_NAMES = frozenset({".history", "consolehost_history.txt",  # PowerShell's PSReadLine file
                              ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile",
                              "bashrc", "bash_profile", "zshrc", "zshenv", "zprofile"})
 
 # A config file's setting: the whole line (a YAML list item `- KEY=value` as docker compose writes environments),
-# a quoted or bare key, `=` or `:`, a quoted or bare value, then at most a comment.
-_SETTING = re.compile(r"""^[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?["']?(?P<key>[A-Za-z_][\w.-]{0,80}+)["']?[ \t]*[=:][ \t]*
-    (?P<value>"[^"\n]{0,300}"|'[^'\n]{0,300}'|[^\s"'#;]{1,300}+)[ \t]*(?:[#;].*)?$""", re.MULTILINE | re.VERBOSE)
+# a quoted or bare key, `=` or `:`, a quoted or bare value, a JSON line's comma, then at most a comment.
+_SETTING = re.compile(r"""^[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?["']?(?P<key>[A-Za-z_][\w.-]{0,200}+)["']?[ \t]*[=:][ \t]*
+    (?P<value>"[^"\n]{0,300}"|'[^'\n]{0,300}'|[^\s"'#;]{1,300}+)[ \t]*,?[ \t]*(?:[#;].*|//.*)?$""", re.MULTILINE | re.VERBOSE)
 # A shell's commands (a history's, a start-up file's), wherever a line has them (zsh writes ": 1700000000:0;"
 # first, fish "- cmd: ").
 _VALUE = r"""(?P<value>"[^"\n]{0,300}"|'[^'\n]{0,300}'|[^\s"'`;&|)]{1,300}+)"""
@@ -73,6 +81,7 @@ _PLACEHOLDER = re.compile(r"example|sample|dummy|placeholder|redacted|your|chang
 # or a default, once unleeted and its digits and signs dropped: "P@ssw0rd", "admin123", "secret1", "Password1!"
 _DEFAULT = re.compile(r"(?:my|the|super|new|default|dev)?(?:password|passwd|pass|pwd|secret|token|key|apikey|admin"
                       r"|root|user|guest|qwerty|letmein|welcome|login|abc|xyz)+")
+_JWT_SHAPE = re.compile(r"eyJ[0-9A-Za-z_-]{1,4000}\.eyJ[0-9A-Za-z_-]{1,4000}\.[0-9A-Za-z_-]{0,1000}")
 _UNLEET = str.maketrans("@$013457!", "asoieasti")
 _MIN_LENGTH = 6
 _MIN_ENTROPY = 2.5  # bits a character: "hunter2" has 2.8, "aaaa1111" 1.0
@@ -87,7 +96,7 @@ def config_like(path: str) -> str:
     name = os.path.basename(path.rsplit(DISPLAY_SEP, 1)[-1].replace("\\", "/")).lower()  # a member's own name
     if name in _CONFIG_NAMES or name.startswith(".env.") or os.path.splitext(name)[1] in _CONFIG_SUFFIXES:
         return "config"
-    if name in _COMMANDS_NAMES or name.endswith(("_history", ".history")):
+    if name in _COMMANDS_NAMES or name.endswith(("_history", ".history")) or os.path.splitext(name)[1] in _COMMANDS_SUFFIXES:
         return "commands"
     return ""
 
@@ -108,7 +117,7 @@ def _entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
-def _credential(value: str, key: str = "") -> bool:
+def is_credential(value: str, key: str = "") -> bool:
     """Whether a setting's value is a credential written out (see the module's note). `key`: the setting's name,
     whose words a default repeats (`MINIO_ROOT_PASSWORD: minio123`, `POSTGRES_PASSWORD=postgres1`)."""
     value = value.strip()
@@ -125,6 +134,8 @@ def _credential(value: str, key: str = "") -> bool:
     unleeted = value.translate(_UNLEET)
     if _PLACEHOLDER.search(value) or _PLACEHOLDER.search(unleeted):
         return False
+    if _JWT_SHAPE.fullmatch(value):  # a JWT is judged by its own rule (jwt_claims.py: jwt.io's sample is read)
+        return False
     core = re.sub(r"^[\W\d_]+|[\W\d_]+$", "", value).translate(_UNLEET).lower()  # "P@ssw0rd1!": "password"
     letters = re.sub(r"[^a-z]", "", core)
     if _DEFAULT.fullmatch(letters) or letters in {w.lower() for w in _WORDS.findall(key)}:
@@ -138,7 +149,7 @@ def written_credential(text: str, path: str) -> Optional[str]:
     for n, m in enumerate(_NETRC.finditer(text)):
         if n >= _LOOKED_AT:
             break
-        if _credential(m.group("value")):
+        if is_credential(m.group("value")):
             return "a .netrc line"
     kind = config_like(path)
     if not kind:
@@ -184,8 +195,8 @@ def _said(m: re.Match[str]) -> Optional[str]:
     groups = m.groupdict()
     if groups.get("key") is not None:
         key = groups["key"]
-        return key if _credential_name(key) and _credential(groups["value"], key) else None
+        return key if _credential_name(key) and is_credential(groups["value"], key) else None
     for what in ("curl", "mysql", "option"):
-        if groups.get(what) is not None and _credential(groups[f"{what}_value"]):
+        if groups.get(what) is not None and is_credential(groups[f"{what}_value"]):
             return {"curl": f"curl {groups['curl']}", "mysql": f"{groups['mysql']} -p"}.get(what, groups[what])
     return None

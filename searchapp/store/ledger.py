@@ -21,7 +21,7 @@ from .rows import FileRow
 from .scope import at_or_below
 
 __all__ = ["STATES", "NOT_INDEXED", "QUIET_STATES", "EMPTY", "state_counts", "files_in_state", "problem_files_in_state",
-           "excluded_by_rule", "left_out_by_rule", "cut_entries", "CUT_NOTE", "left_out_since", "read_before_versions", "read_again_where_text_holds",
+           "excluded_by_rule", "left_out_by_rule", "cut_entries", "CUT_NOTE", "noted_count", "left_out_since", "read_before_versions", "read_again_where_text_holds",
            "read_again_where_passages_hold", "read_again_where_named", "read_again_where_reason",
            "set_entry_date", "set_ocr_state",
            "entry_text", "entry_vectors", "pending_ocr_files", "ocr_done_before", "ocr_done_paths", "ocr_done_pages", "files_by_id"]
@@ -103,6 +103,18 @@ def cut_entries(store: Store, owner: Optional[str] = None, limit: int = 20) -> t
     rows.sort(key=lambda r: (-int(r[2] or 0), r[0]))
     return [(str(p), next(n for n in str(notes).splitlines() if CUT_NOTE in n), int(k or 0))
             for p, notes, k in rows[:max(0, limit)]], len(rows)
+
+
+def noted_count(store: Store, note: str, owner: Optional[str] = None) -> int:
+    """How many indexed entries' stored notes hold `note` (decision 0197's connection strings whose password was
+    hidden): one scan of the files table, as cut_entries is; none before the notes were kept."""
+    if "notes" in store.files_missing:
+        return 0
+    where, params = "status = 'indexed' AND notes LIKE ? ESCAPE '\\'", [f"%{_like_escaped(note)}%"]
+    if owner is not None:
+        where += " AND machine = ?"
+        params.append(owner)
+    return int(store.conn.execute(f"SELECT count(*) FROM files WHERE {where}", params).fetchone()[0])  # noqa: S608 (constants and ? only)
 
 
 def left_out_by_rule(entries: Iterable[tuple[str, Optional[str]]]) -> dict[str, int]:

@@ -117,6 +117,9 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     if st.left_out:  # left out on purpose: counted, not listed among the problems (decision 0177)
         say(f"left out: {by_rule_counts(st.left_out)} (`searchapp status --files excluded` and `--files empty` "
             "list them)")
+    if st.passwords_hidden:  # kept, searchable by their other words; the password is not (decision 0197)
+        say(f"passwords hidden: {counted(st.passwords_hidden, 'file')} hold a connection string whose password "
+            "is not in the library (`searchapp explain FILE` says which)")
     for line in cut_lines(st.cut, st.cut_count, st.chunks):  # why a word at the end of a huge file is not found
         say(printable(line))
     if st.failed:

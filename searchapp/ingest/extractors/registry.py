@@ -13,6 +13,7 @@ from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.member_paths import MEMBER_SEP
 from ...base.progress import CancelToken
 from ...base.types import Document
+from ..connection_strings import hide_connection_passwords
 from ..secrets import refuse_secret_text
 from ..text_caps import DEFAULT_MAX_CHARS, bound_text
 from . import sniff, text
@@ -246,6 +247,9 @@ def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = DEF
         # Before the caps: they drop a key's base64 as "not prose", and the file would be read without it, as if
         # it held no secret (decision 0177: a file holding one is refused whole, in a sync and a preview alike)
         refuse_secret_text(doc.text, shown or os.fspath(path))  # the name: whether its lines are settings
+        # A connection string's password is hidden, the file kept (decision 0197): here, as a sync and a preview
+        # both read through here, neither ever holds it
+        doc = hide_connection_passwords(doc)
         return bound_text(doc, max_chars, where=shown or os.fspath(path))
     except (ExtractionError, Cancelled):
         raise

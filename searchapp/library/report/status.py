@@ -14,11 +14,12 @@ import numpy as np
 from ...base.config import Config
 from ...base.errors import ModelLoadError, ModelNotFoundError
 from ...base.member_paths import display_path, member_fields
+from ...ingest.connection_strings import HIDDEN_NOTE
 from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...models.sentence_conventions import LibraryKeep, describe_prompt, library_keep
 from ...base.plural import counted, members_noun, scanned_counts  # here too: a sync's `moved` says them
 from ...store import Store
-from ...store.ledger import cut_entries, excluded_by_rule, problem_files_in_state, state_counts
+from ...store.ledger import cut_entries, excluded_by_rule, noted_count, problem_files_in_state, state_counts
 from ...store.rows import RootRow
 from ...store.shelf import SHELF_DAYS
 from ..resources.undo_file import moves_halfway
@@ -180,6 +181,8 @@ class LibraryStatus:
     # the most passages first, at most CUT_SHOWN; `cut_count`: how many there are
     cut: list[tuple[str, str, int]] = field(default_factory=list)
     cut_count: int = 0
+    # The indexed entries a connection string's password was hidden in (decision 0197): kept, the password not
+    passwords_hidden: int = 0
 
     @property
     def not_document_types(self) -> dict[str, int]:
@@ -226,6 +229,7 @@ class LibraryStatus:
             "left_out": self.left_out,
             "cut": [{**member_fields(p), "key": p, "note": note, "passages": n} for p, note, n in self.cut],
             "cut_count": self.cut_count,
+            "passwords_hidden": self.passwords_hidden,
             "not_documents": sum(self.not_document_types.values()),
             "not_document_types": self.not_document_types,
             "left_out_by_rules": self.left_out_by_rules,
@@ -428,6 +432,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         left_out=excluded_by_rule(db, owner),
         cut=cut,
         cut_count=cut_count,
+        passwords_hidden=noted_count(db, HIDDEN_NOTE, owner),
         member_groups={**failed_groups, **member_groups},
         query_path=_query_path(config, data_dir, identity),
         passage_path=_passage_path(config, identity),

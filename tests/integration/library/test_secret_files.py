@@ -210,3 +210,40 @@ def test_the_windows_summary_counts_no_secret_nor_empty_file_as_not_indexed(tiny
     # said once; the PDF is tried again. The unchanged empty file is not counted as not indexed either: a re-sync
     # of a newcomer's folder said "3 not indexed" beside the window's "Not indexed: 2"
     assert ", 1 not indexed;" in again and "left out" not in again, again
+
+
+@pytest.mark.engines("sqlite")
+def test_a_library_read_under_0190_hides_a_connection_strings_password_and_refuses_a_json_secret(
+        tiny_library, tmp_path, monkeypatch):
+    """Decision 0197 on a library 0.28.0 wrote (rule "3"): a note holding a database URL with its password, indexed
+    then, is read again and kept, found by its words, its password in no passage, no preview, and counted by
+    `status`; a JSON config's password is refused; a URL without a password is not read again."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    password = "Zk29" + "xLq4Wd"
+    notes = docs / "notes.md"
+    notes.write_text(PROSE + f"\nThe tide gauge writes to postgres://gauge:{password}@db.harbour/tides.\n",
+                     encoding="utf-8")
+    (docs / "settings.json").write_text('{"quay": {"schedule": "daily", "client_secret": "' + password + '"}}',
+                                        encoding="utf-8")
+    (docs / "links.txt").write_text("The heron survey lives at https://survey.harbour/herons.\n", encoding="utf-8")
+    lib = tiny_library
+    monkeypatch.setattr(registry, "refuse_secret_text", lambda text, name="": None)  # as 0.28.0 read them
+    monkeypatch.setattr(registry, "hide_connection_passwords", lambda doc: doc)
+    lib.add_folder(docs, embed=False)
+    assert sorted(_hits(lib, password)) == [str(notes), str(docs / "settings.json")]
+    with lib.store.atomic():
+        lib.store.set_meta(SECRETS_META, "3")
+    monkeypatch.undo()
+
+    recheck_secrets(lib.store)
+    readers = {p.rsplit("/", 1)[1]: r for p, r in lib.store.conn.execute("SELECT path, reader FROM files")}
+    assert {n for n, r in readers.items() if r == 0} == {"notes.md", "settings.json"}, readers
+    rep = lib.sync(embed=False)
+    assert [p for p, _ in rep.left_out] == [str(docs / "settings.json")] and not rep.problems
+    assert _hits(lib, "tide gauge") == [str(notes)] and _hits(lib, "schedule") == []
+    assert _hits(lib, password) == [] and _hits(lib, "postgres gauge") == [str(notes)]
+    assert not [t for (t,) in lib.store.conn.execute("SELECT text FROM chunks") if password in t]
+    assert password not in file_text(notes, lib.config).text  # the preview reads it again: hidden there too
+    assert any("password written in a connection string hidden" in n for n in lib.explain(str(notes))["notes"])
+    assert lib.status().passwords_hidden == 1

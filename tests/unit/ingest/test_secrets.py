@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import string
 
 import pytest
@@ -221,3 +222,122 @@ def test_a_mail_sending_a_key_is_refused_not_kept_without_it(tmp_path):
         extract(mail)
     mail.write_text("From: a@example.org\nSubject: the server key\n\nIt is on the usual drive.\n")
     assert "usual drive" in extract(mail).text
+
+
+# jwt.io's own sample, as its debugger shows it: public, in a thousand docs and fixtures (decision 0197)
+_JWT_IO = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIy"
+           "fQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+
+
+@pytest.mark.parametrize("name, content, named", [
+    # a JSON config file (decision 0197): as the JSON reader writes it ("db.password: …"), nested, and one that is
+    # no strict JSON (a comment), read as it is
+    ("appsettings.json", json.dumps({"Db": {"Host": "harbour", "Password": _HIDDEN}}), "Db.Password"),
+    ("config.json", json.dumps({"service": {"api_key": _HIDDEN, "client_secret": "none"}}), "service.api_key"),
+    ("aws.json", json.dumps({"aws_secret_access_key": _random(40)}), "aws_secret_access_key"),
+    ("tsconfig.json", '{\n  // the build\n  "client_secret": "' + _HIDDEN + '",\n  "strict": true\n}\n', "client_secret"),
+    # a shell script's commands (decision 0197)
+    ("deploy.sh", f"#!/bin/sh\nset -e\nexport DB_PASSWORD={_HIDDEN}\n./migrate\n", "DB_PASSWORD"),
+    ("backup.bash", f"mysqldump -u root -p'{_HIDDEN}' shop > shop.sql\n", "mysqldump -p"),
+    ("ci.sh", f'curl -u deploy:{_HIDDEN} "https://ci.harbour/job"\n', "curl -u"),
+    # what is none: a package.json, a tsconfig, a script's references, jwt.io's sample under "token" in a fixture
+    ("package.json", json.dumps({"name": "ferry", "version": "1.2.3", "scripts": {"build": "tsc -p ."},
+                                 "keywords": ["tide"], "publishConfig": {"access": "public"}}), None),
+    ("tsconfig.json", '{\n  // strict\n  "compilerOptions": {"strict": true, "outDir": "dist"},\n}\n', None),
+    ("deploy.sh", 'export DB_PASSWORD="$1"\nmysql -u root -p"$DB_PASSWORD" shop\ncurl -u "$USER:$TOKEN" x\n', None),
+    ("tests/fixtures/auth.json", json.dumps({"about": "the signed-in user the login page's tests start from: "
+                                                      "a name, a role and a token as the server hands them out, "
+                                                      "so the page shows the account menu and the sign-out link",
+                                             "token": _JWT_IO, "user": "John Doe"}), None),
+])
+def test_a_credential_in_a_json_file_or_a_shell_script_is_a_secret(tmp_path, name, content, named):
+    from searchapp.base.errors import SecretFileError
+    from searchapp.ingest.extractors import extract
+
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content, encoding="utf-8")
+    if named is None:
+        assert extract(path).text  # read, as it is
+    else:
+        with pytest.raises(SecretFileError, match=rf"written out \({named}\)"):
+            extract(path)
+    assert config_like(name)  # a library written before finds it by its name
+
+
+@pytest.mark.parametrize("text, hidden", [
+    (f"The tide database: postgres://ferry:{_HIDDEN}@db.harbour:5432/tides (read-only).", ["postgres"]),
+    (f"mysql://root:{_HIDDEN}@localhost/shop and mongodb+srv://admin:{_HIDDEN}@c0.ab.mongodb.net/x",
+     ["mysql", "mongodb+srv"]),
+    (f"cache at redis://:{_HIDDEN}@cache:6379/0; queue at amqp://ferry:{_HIDDEN}@rabbit/", ["redis", "amqp"]),
+    (f"git clone https://daniel:{_HIDDEN}@github.com/daniel/tides.git", ["https"]),
+    (f"url=jdbc:mysql://db:3306/shop?user=root&password={_HIDDEN}&ssl=true", ["mysql"]),
+    (f"jdbc:sqlserver://db:1433;databaseName=shop;user=sa;password={_HIDDEN};", ["sqlserver"]),
+    # what is none: a user without a password, placeholders (decision 0190's rule), a default of the scheme's word
+    ("ssh://git@github.com/daniel/tides.git and postgres://ferry@db/tides", []),
+    ("postgres://u:<password>@db/x postgres://u:${DB_PASS}@db/x postgres://u:****@db/x postgres://u:password@db/x "
+     "postgres://u:changeme@db/x postgres://u:xxx@db/x postgres://postgres:postgres1@db/x", []),
+    ("the login form posts to https://harbour.example/login?password=<yours>; see http://[::1]:8080/@me", []),
+])
+def test_a_connection_strings_password_is_hidden_and_its_text_kept(text, hidden):
+    from searchapp.base.types import Document
+    from searchapp.ingest.connection_strings import CONNECTION_MARKS, HIDDEN_NOTE, hide_connection_passwords
+
+    doc = hide_connection_passwords(Document(text))
+    assert len(doc.text) == len(text)  # every passage's and page's offsets stay
+    assert (_HIDDEN in doc.text) is False and doc.text.count("*" * len(_HIDDEN)) == text.count(_HIDDEN)
+    assert [w for w in text.split() if _HIDDEN not in w] == [w for w in doc.text.split() if "*" * 10 not in w]
+    assert doc.notes == ((f"{HIDDEN_NOTE} ({len(hidden)}: {', '.join(dict.fromkeys(hidden))})",) if hidden else ())
+    assert secret_content(text) is None  # not refused: kept, the password alone hidden
+    assert not hidden or any(mark in text for mark in CONNECTION_MARKS)  # a library written before finds it
+
+
+def test_a_connection_strings_password_is_neither_indexed_nor_previewed(tmp_path):
+    """extract is what a sync and a preview read: the note's text comes back whole but the password."""
+    from searchapp.ingest.connection_strings import HIDDEN_NOTE
+    from searchapp.ingest.extractors import extract
+
+    note = tmp_path / "harbour.md"
+    note.write_text(f"# Harbour server\n\nThe tide gauge writes to postgres://gauge:{_HIDDEN}@db.harbour/tides.\n")
+    doc = extract(note)
+    assert _HIDDEN not in doc.text and "tide gauge writes to postgres://gauge:" in doc.text
+    assert any(HIDDEN_NOTE in n for n in doc.notes)
+
+
+def _unbounded(pattern: re.Pattern[str]) -> list[str]:
+    """The repeats of `pattern` with no upper bound (`*`, `+`, `{n,}`): what lets a match run the length of a line."""
+    import re._parser as sre_parse  # the parser Python's own engine compiles from
+
+    found: list[str] = []
+
+    def walk(items: object) -> None:
+        for op, arg in items:  # type: ignore[attr-defined]
+            if op in (sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT, sre_parse.POSSESSIVE_REPEAT):
+                if arg[1] == sre_parse.MAXREPEAT:
+                    found.append(str(op))
+                walk(arg[2])
+            elif op in (sre_parse.SUBPATTERN, sre_parse.ATOMIC_GROUP, sre_parse.ASSERT, sre_parse.ASSERT_NOT):
+                walk(arg[-1])
+            elif op is sre_parse.BRANCH:
+                for branch in arg[1]:
+                    walk(branch)
+    walk(sre_parse.parse(pattern.pattern, pattern.flags))
+    return found
+
+
+def test_a_huge_line_is_checked_in_bounded_steps():
+    """The checks run on every text of every sync; a reviewer's 200 KB line took 38 s (an unbounded run after each
+    `curl`). The connection strings' expressions have no unbounded repeat (each URL costs its few hundred
+    characters) and look at _LOOKED_AT matches at most; a 2 MB line of URLs and a 200 KB line are checked, and what
+    stands at their end is still found."""
+    from searchapp.ingest import connection_strings as cs
+
+    assert _unbounded(cs._USERINFO) == [] and _unbounded(cs._PARAMETER) == [] and _unbounded(cs._SCHEME) == []
+    assert _unbounded(re.compile(".*")) != []  # the walk sees one
+    two_mb = "see https://u:" + "a" * 2 * 2**20  # one line, no "@": the password's run ends at its cap and fails
+    assert cs.connection_passwords(two_mb) == [] and secret_content(two_mb, "dump.json") is None
+    many = f"x://u:{_HIDDEN}@h " * 100_000  # 2 MB of URLs holding one: each a look, capped
+    assert len(cs.connection_passwords(many)) == cs._LOOKED_AT
+    line = "curl x " * 30_000 + f"postgres://u:{_HIDDEN}@db/x"  # a 200 KB line: its end still looked at
+    assert [s for _, _, s in cs.connection_passwords(line)] == ["postgres"]
+    assert secret_content(line, "deploy.sh") is None and secret_content(line + "\n", "config.json") is None

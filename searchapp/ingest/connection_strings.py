@@ -1,0 +1,89 @@
+"""A password written inside a connection string (decision 0197): `postgres://user:PASSWORD@host/db`,
+`https://user:TOKEN@github.com/…`, `redis://:PASSWORD@host`, `jdbc:mysql://host/db?user=u&password=PASSWORD`.
+
+Such a string stands in READMEs, notes, mails and config files beside words a person searches the file by, so the
+file is not refused: the password alone is hidden, each of its characters written as `*` (the text keeps its
+length, so every passage's and page's offsets stay where they were), in `extract`, which a sync and a preview both
+read through. The index and a preview never hold it; the entry's note says that one was hidden, never what.
+
+A password is one by decision 0190's rule on a value written out (written_credentials.is_credential): no
+placeholder (`<password>`, `${DB_PASS}`, `****`, `password`, `changeme`, `xxx`), no default, no word of the
+scheme's or the user's (`postgres://postgres:postgres1@`); a user without a password (`ssh://git@host`) is none.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from ..base.types import Document
+from .written_credentials import is_credential
+
+__all__ = ["connection_passwords", "hide_connection_passwords", "CONNECTION_MARKS", "HIDDEN_NOTE"]
+
+# The userinfo of a URL with a password: "://", a user (none in `redis://:pw@`), ":", the password, "@". RFC 3986
+# ends the authority at "/", "?" or "#", so neither holds one; quotes and angle brackets end a URL in text. Begun at
+# its literal "://", the engine skips from one URL to the next at the speed of a substring search, and the
+# possessive runs never backtrack: each "://" costs at most its 385 characters, whatever the text around it.
+_USERINFO = re.compile(r"://(?P<user>[^\s/?#@:\"'<>]{0,128}+):(?P<password>[^\s/?#@\"'<>]{1,256}+)@")
+# A JDBC URL's or a query's password parameter (`?user=u&password=…`, SQL Server's `;password=…`): begun at the "=",
+# rare in prose, with its name asserted behind it; read as a URL's only when a "://" stands before it in the same
+# word (looked for in _URL_BACK characters, no more).
+_PARAMETER = re.compile(r"=(?:(?<=[?&;]password=)|(?<=[?&;]pwd=))(?P<password>[^\s&;#\"'<>]{1,256}+)", re.IGNORECASE)
+_URL_BACK = 2048
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,31}$")
+_LOOKED_AT = 1000  # URLs with a password looked at, at most: a text of a million costs this many looks
+CONNECTION_MARKS = ("://",)  # what a library's stored passages are asked for (SQL LIKE, decision 0184's way)
+HIDDEN_NOTE = "secret: a password written in a connection string hidden"  # `status` counts the entries noted so
+_MASK = "*"
+
+
+def connection_passwords(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, scheme) of each password written out in a connection string of `text`, in order."""
+    found: list[tuple[int, int, str]] = []
+    if "://" not in text:  # the common case, at the speed of a substring search
+        return found
+    for n, m in enumerate(_USERINFO.finditer(text)):
+        if n >= _LOOKED_AT:
+            break
+        scheme = _scheme(text, m.start())
+        if is_credential(m.group("password"), f"{scheme} {m.group('user')}"):
+            found.append((m.start("password"), m.end("password"), scheme))
+    for n, m in enumerate(_PARAMETER.finditer(text)):
+        if n >= _LOOKED_AT:
+            break
+        url = _url_before(text, m.start())
+        if url >= 0 and is_credential(m.group("password"), _scheme(text, url)):
+            found.append((m.start("password"), m.end("password"), _scheme(text, url)))
+    return sorted(found)
+
+
+def _scheme(text: str, at: int) -> str:
+    """The scheme written before the "://" at `at` ("postgres", "mongodb+srv"), or ""."""
+    m = _SCHEME.search(text, max(0, at - 32), at)
+    return m.group(0).lower() if m is not None else ""
+
+
+def _url_before(text: str, at: int) -> int:
+    """Where the "://" of the URL the character at `at` is part of stands, or -1: one before it in the same word
+    (no space, quote or angle bracket between), within _URL_BACK characters."""
+    start = max(0, at - _URL_BACK)
+    word_start = max(text.rfind(c, start, at) for c in " \t\r\n\"'<>")
+    return text.rfind("://", max(start, word_start + 1), at)
+
+
+def hide_connection_passwords(doc: Document) -> Document:
+    """`doc` with each password of a connection string written as as many `*`, and a note saying how many (and of
+    which schemes) were hidden; `doc` itself when it holds none."""
+    found = connection_passwords(doc.text)
+    if not found:
+        return doc
+    parts: list[str] = []
+    at = 0
+    for start, end, _ in found:
+        if start < at:  # (a URL's userinfo and a parameter of the same password: hidden once)
+            continue
+        parts += [doc.text[at:start], _MASK * (end - start)]
+        at = end
+    parts.append(doc.text[at:])
+    schemes = ", ".join(dict.fromkeys(s or "url" for _, _, s in found))
+    return replace(doc, text="".join(parts), notes=(*doc.notes, f"{HIDDEN_NOTE} ({len(found)}: {schemes})"))
