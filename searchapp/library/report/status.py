@@ -431,8 +431,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         not_indexed=not_indexed,
         left_out=excluded_by_rule(db, owner),
         cut=cut,
-        cut_count=cut_count,
-        passwords_hidden=noted_count(db, HIDDEN_NOTE, owner),
+        cut_count=cut_count, passwords_hidden=noted_count(db, HIDDEN_NOTE, owner),  # decision 0197
         member_groups={**failed_groups, **member_groups},
         query_path=_query_path(config, data_dir, identity),
         passage_path=_passage_path(config, identity),
