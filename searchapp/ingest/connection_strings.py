@@ -13,6 +13,7 @@ scheme's or the user's (`postgres://postgres:postgres1@`); a user without a pass
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import replace
 from ..base.types import Document
@@ -35,6 +36,7 @@ _LOOKED_AT = 1000  # URLs with a password looked at, at most: a text of a millio
 CONNECTION_MARKS = ("://",)  # what a library's stored passages are asked for (SQL LIKE, decision 0184's way)
 HIDDEN_NOTE = "secret: a password written in a connection string hidden"  # `status` counts the entries noted so
 _MASK = "*"
+log = logging.getLogger(__name__)
 
 
 def connection_passwords(text: str) -> list[tuple[int, int, str]]:
@@ -71,9 +73,10 @@ def _url_before(text: str, at: int) -> int:
     return text.rfind("://", max(start, word_start + 1), at)
 
 
-def hide_connection_passwords(doc: Document) -> Document:
+def hide_connection_passwords(doc: Document, where: str = "") -> Document:
     """`doc` with each password of a connection string written as as many `*`, and a note saying how many (and of
-    which schemes) were hidden; `doc` itself when it holds none."""
+    which schemes) were hidden, said as the caps' notes are (a sync's output names the file); `doc` itself when it
+    holds none. `where`: the file's name in the warning."""
     found = connection_passwords(doc.text)
     if not found:
         return doc
@@ -86,4 +89,6 @@ def hide_connection_passwords(doc: Document) -> Document:
         at = end
     parts.append(doc.text[at:])
     schemes = ", ".join(dict.fromkeys(s or "url" for _, _, s in found))
-    return replace(doc, text="".join(parts), notes=(*doc.notes, f"{HIDDEN_NOTE} ({len(found)}: {schemes})"))
+    note = f"{HIDDEN_NOTE} ({len(found)}: {schemes})"
+    log.warning("%s: %s", where or "file", note)
+    return replace(doc, text="".join(parts), notes=(*doc.notes, note))

@@ -249,7 +249,7 @@ def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = DEF
         refuse_secret_text(doc.text, shown or os.fspath(path))  # the name: whether its lines are settings
         # A connection string's password is hidden, the file kept (decision 0197): here, as a sync and a preview
         # both read through here, neither ever holds it
-        doc = hide_connection_passwords(doc)
+        doc = hide_connection_passwords(doc, shown or os.fspath(path))
         return bound_text(doc, max_chars, where=shown or os.fspath(path))
     except (ExtractionError, Cancelled):
         raise

@@ -229,7 +229,7 @@ def test_a_library_read_under_0190_hides_a_connection_strings_password_and_refus
     (docs / "links.txt").write_text("The heron survey lives at https://survey.harbour/herons.\n", encoding="utf-8")
     lib = tiny_library
     monkeypatch.setattr(registry, "refuse_secret_text", lambda text, name="": None)  # as 0.28.0 read them
-    monkeypatch.setattr(registry, "hide_connection_passwords", lambda doc: doc)
+    monkeypatch.setattr(registry, "hide_connection_passwords", lambda doc, where="": doc)
     lib.add_folder(docs, embed=False)
     assert sorted(_hits(lib, password)) == [str(notes), str(docs / "settings.json")]
     with lib.store.atomic():

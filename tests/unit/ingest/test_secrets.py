@@ -298,8 +298,9 @@ def test_a_connection_strings_password_is_hidden_and_its_text_kept(text, hidden)
     assert not hidden or any(mark in text for mark in CONNECTION_MARKS)  # a library written before finds it
 
 
-def test_a_connection_strings_password_is_neither_indexed_nor_previewed(tmp_path):
-    """extract is what a sync and a preview read: the note's text comes back whole but the password."""
+def test_a_connection_strings_password_is_neither_indexed_nor_previewed(tmp_path, caplog):
+    """extract is what a sync and a preview read: the note's text comes back whole but the password, and the file
+    is named as the caps name a file they cut."""
     from searchapp.ingest.connection_strings import HIDDEN_NOTE
     from searchapp.ingest.extractors import extract
 
@@ -308,6 +309,7 @@ def test_a_connection_strings_password_is_neither_indexed_nor_previewed(tmp_path
     doc = extract(note)
     assert _HIDDEN not in doc.text and "tide gauge writes to postgres://gauge:" in doc.text
     assert any(HIDDEN_NOTE in n for n in doc.notes)
+    assert f"{note}: {HIDDEN_NOTE} (1: postgres)" in caplog.messages and _HIDDEN not in caplog.text
 
 
 def _unbounded(pattern: re.Pattern[str]) -> list[str]:
