@@ -8,7 +8,8 @@ read through. The index and a preview never hold it; the entry's note says that 
 
 A password is one by decision 0190's rule on a value written out (written_credentials.is_credential): no
 placeholder (`<password>`, `${DB_PASS}`, `****`, `password`, `changeme`, `xxx`), no default, no word of the
-scheme's or the user's (`postgres://postgres:postgres1@`); a user without a password (`ssh://git@host`) is none.
+scheme's or the user's (`postgres://postgres:postgres1@`), read once its %-escapes are decoded (`a%20secret` is "a
+secret", a sample with a space); a user without a password (`ssh://git@host`) is none.
 """
 
 from __future__ import annotations
@@ -16,16 +17,18 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import replace
+from urllib.parse import unquote
 from ..base.types import Document
 from .written_credentials import is_credential
 
 __all__ = ["connection_passwords", "hide_connection_passwords", "CONNECTION_MARKS", "HIDDEN_NOTE"]
 
 # The userinfo of a URL with a password: "://", a user (none in `redis://:pw@`), ":", the password, "@". RFC 3986
-# ends the authority at "/", "?" or "#", so neither holds one; quotes and angle brackets end a URL in text. Begun at
+# ends the authority at "/", "?" or "#", so neither holds one; quotes and angle brackets end a URL in text, and a
+# comma a host of a multi-host URL (`https://foo.com:123,foo:bar@bar.com`: "123," is a port). Begun at
 # its literal "://", the engine skips from one URL to the next at the speed of a substring search, and the
 # possessive runs never backtrack: each "://" costs at most its 385 characters, whatever the text around it.
-_USERINFO = re.compile(r"://(?P<user>[^\s/?#@:\"'<>]{0,128}+):(?P<password>[^\s/?#@\"'<>]{1,256}+)@")
+_USERINFO = re.compile(r"://(?P<user>[^\s/?#@:\"'<>]{0,128}+):(?P<password>[^\s/?#@,\"'<>]{1,256}+)@")
 # A JDBC URL's or a query's password parameter (`?user=u&password=…`, SQL Server's `;password=…`): begun at the "=",
 # rare in prose, with its name asserted behind it; read as a URL's only when a "://" stands before it in the same
 # word (looked for in _URL_BACK characters, no more).
@@ -48,13 +51,13 @@ def connection_passwords(text: str) -> list[tuple[int, int, str]]:
         if n >= _LOOKED_AT:
             break
         scheme = _scheme(text, m.start())
-        if is_credential(m.group("password"), f"{scheme} {m.group('user')}"):
+        if is_credential(unquote(m.group("password")), f"{scheme} {unquote(m.group('user'))}"):
             found.append((m.start("password"), m.end("password"), scheme))
     for n, m in enumerate(_PARAMETER.finditer(text)):
         if n >= _LOOKED_AT:
             break
         url = _url_before(text, m.start())
-        if url >= 0 and is_credential(m.group("password"), _scheme(text, url)):
+        if url >= 0 and is_credential(unquote(m.group("password")), _scheme(text, url)):
             found.append((m.start("password"), m.end("password"), _scheme(text, url)))
     return sorted(found)
 
@@ -74,21 +77,28 @@ def _url_before(text: str, at: int) -> int:
 
 
 def hide_connection_passwords(doc: Document, where: str = "") -> Document:
-    """`doc` with each password of a connection string written as as many `*`, and a note saying how many (and of
-    which schemes) were hidden, said as the caps' notes are (a sync's output names the file); `doc` itself when it
-    holds none. `where`: the file's name in the warning."""
+    """`doc` with each password of a connection string written as as many `*` (in its text and its title, which
+    the window and a search's hits show too), and a note saying how many (and of which schemes) were hidden, said
+    as the caps' notes are (a sync's output names the file); `doc` itself when it holds none. `where`: the file's
+    name in the warning."""
     found = connection_passwords(doc.text)
-    if not found:
+    in_title = connection_passwords(doc.title) if "://" in doc.title else []
+    if not found and not in_title:
         return doc
+    schemes = ", ".join(dict.fromkeys(s or "url" for _, _, s in found + in_title))
+    note = f"{HIDDEN_NOTE} ({len(found) or len(in_title)}: {schemes})"
+    log.warning("%s: %s", where or "file", note)
+    return replace(doc, text=_masked(doc.text, found), title=_masked(doc.title, in_title), notes=(*doc.notes, note))
+
+
+def _masked(text: str, found: list[tuple[int, int, str]]) -> str:
+    """`text` with each of the `found` spans written as as many `*` (its length kept: every offset stays)."""
     parts: list[str] = []
     at = 0
     for start, end, _ in found:
         if start < at:  # (a URL's userinfo and a parameter of the same password: hidden once)
             continue
-        parts += [doc.text[at:start], _MASK * (end - start)]
+        parts += [text[at:start], _MASK * (end - start)]
         at = end
-    parts.append(doc.text[at:])
-    schemes = ", ".join(dict.fromkeys(s or "url" for _, _, s in found))
-    note = f"{HIDDEN_NOTE} ({len(found)}: {schemes})"
-    log.warning("%s: %s", where or "file", note)
-    return replace(doc, text="".join(parts), notes=(*doc.notes, note))
+    parts.append(text[at:])
+    return "".join(parts)

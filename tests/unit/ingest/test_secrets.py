@@ -273,12 +273,16 @@ def test_a_credential_in_a_json_file_or_a_shell_script_is_a_secret(tmp_path, nam
     (f"git clone https://daniel:{_HIDDEN}@github.com/daniel/tides.git", ["https"]),
     (f"url=jdbc:mysql://db:3306/shop?user=root&password={_HIDDEN}&ssl=true", ["mysql"]),
     (f"jdbc:sqlserver://db:1433;databaseName=shop;user=sa;password={_HIDDEN};", ["sqlserver"]),
+    (f"pip.conf: index-url = https://ferry:p%40ss{_HIDDEN}@pypi.harbour/simple", ["https"]),  # %-escaped
     # what is none: a user without a password, placeholders (decision 0190's rule), a default of the scheme's word
     ("ssh://git@github.com/daniel/tides.git and postgres://ferry@db/tides", []),
     ("postgres://u:<password>@db/x postgres://u:${DB_PASS}@db/x postgres://u:****@db/x postgres://u:password@db/x "
      "postgres://u:changeme@db/x postgres://u:xxx@db/x postgres://postgres:postgres1@db/x", []),
     ("the login form posts to https://harbour.example/login?password=<yours>; see http://[::1]:8080/@me", []),
     (f"a form's body, no URL: user=ferry&password={_HIDDEN} (see https://harbour.example/login)", []),
+    # docs' samples met in the survey (pip's, httpx's, pydantic's multi-host URL)
+    ("https://user:he%2F%2Fo@pypi.company.com/simple https://jo%40email.com:a%20secret@www.example.com "
+     "MultiHostUrl('https://foo.com:123,foo:bar@bar.com/path')", []),
 ])
 def test_a_connection_strings_password_is_hidden_and_its_text_kept(text, hidden):
     from searchapp.base.types import Document
@@ -305,11 +309,13 @@ def test_a_connection_strings_password_is_neither_indexed_nor_previewed(tmp_path
     from searchapp.ingest.extractors import extract
 
     note = tmp_path / "harbour.md"
-    note.write_text(f"# Harbour server\n\nThe tide gauge writes to postgres://gauge:{_HIDDEN}@db.harbour/tides.\n")
+    note.write_text(f"# Harbour server redis://:{_HIDDEN}@cache\n\n"
+                    f"The tide gauge writes to postgres://gauge:{_HIDDEN}@db.harbour/tides.\n")
     doc = extract(note)
     assert _HIDDEN not in doc.text and "tide gauge writes to postgres://gauge:" in doc.text
+    assert doc.title.startswith("Harbour server redis://:***") and _HIDDEN not in doc.title  # a hit shows its title
     assert any(HIDDEN_NOTE in n for n in doc.notes)
-    assert f"{note}: {HIDDEN_NOTE} (1: postgres)" in caplog.messages and _HIDDEN not in caplog.text
+    assert f"{note}: {HIDDEN_NOTE} (2: redis, postgres)" in caplog.messages and _HIDDEN not in caplog.text
 
 
 def _unbounded(pattern: re.Pattern[str]) -> list[str]:
