@@ -34,6 +34,17 @@ __all__ = ["config_like", "written_credential", "NETRC_MARKS"]
 _ENDS = ("password", "passwd", "passphrase", "secret", "token")
 _LAST_WORDS = frozenset({"pass", "pwd", "apikey", "secretkey", "privatekey", "authkey"})
 _LAST_TWO = frozenset({("api", "key"), ("secret", "key"), ("private", "key"), ("auth", "key")})
+# A token that opens no account (decision 0197, met in AWS's API descriptions, botocore's JSON, by the thousand): a
+# page's (`NextToken`, `nextPageToken`, `ContinuationToken`, `output_token`), a request's for idempotency
+# (`ClientToken`, `ClientRequestToken`, `ChangeToken`, `LifecycleActionToken`, `PurchaseToken`), a form's (`csrf_token`),
+# a tokenizer's (`pad_token`, `eos_token`): named by the word before "token"
+_NO_CREDENTIAL_TOKENS = frozenset({"next", "page", "pagination", "continuation", "marker", "input", "output", "start",
+                                   "starting", "end", "sync", "change", "client", "request", "idempotency", "lifecycle",
+                                   "action", "purchase", "cancel", "csrf", "xsrf", "pad", "unk", "mask", "sep", "cls",
+                                   "bos", "eos"})
+# A key path that says it is an example (a JSON reader's path: AWS's `examples.CreateLoginProfile.input.Password`)
+_SAMPLE_PATH_WORDS = frozenset({"example", "examples", "sample", "samples", "demo", "dummy", "mock", "fake",
+                                "placeholder"})
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")  # camelCase and SNAKE_CASE into words
 
 # A JSON file is a config file too (decision 0197): the JSON reader writes each string as a "key.path: value" line
@@ -107,6 +118,10 @@ def _credential_name(key: str) -> bool:
     if not words:
         return False
     last = words[-1]
+    if _SAMPLE_PATH_WORDS.intersection(words[:-1]):  # a JSON file's `examples.ChangePassword.input.NewPassword`
+        return False
+    if last == "token" and len(words) > 1 and words[-2] in _NO_CREDENTIAL_TOKENS:  # `NextToken`, `ChangeToken`
+        return False
     if tuple(words[-2:]) == ("access", "key"):  # an AWS secret access key; an access key alone is an id
         return len(words) > 2 and words[-3] == "secret"
     return last.endswith(_ENDS) or last in _LAST_WORDS or tuple(words[-2:]) in _LAST_TWO

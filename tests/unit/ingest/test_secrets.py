@@ -245,6 +245,11 @@ _JWT_IO = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmF
                                  "keywords": ["tide"], "publishConfig": {"access": "public"}}), None),
     ("tsconfig.json", '{\n  // strict\n  "compilerOptions": {"strict": true, "outDir": "dist"},\n}\n', None),
     ("deploy.sh", 'export DB_PASSWORD="$1"\nmysql -u root -p"$DB_PASSWORD" shop\ncurl -u "$USER:$TOKEN" x\n', None),
+    # botocore's API descriptions (AWS's own examples, pages' and requests' tokens), as met in the survey
+    ("examples-1.json", json.dumps({"examples": {"CreateLoginProfile": [{"input": {"Password": "h]6EszR}vJ*m"}}]},
+                                    "pagination": {"ListJobs": {"output_token": "Jobs[-1].JobId"}},
+                                    "CreateIPSet": {"ChangeToken": "abcd12f2-46da-4fdb-b8d5-fbd4c466928f",
+                                                    "NextContinuationToken": "1w41l63U0xa8q7smH50vCxyTQqdxo69O"}}), None),
     ("tests/fixtures/auth.json", json.dumps({"about": "the signed-in user the login page's tests start from: "
                                                       "a name, a role and a token as the server hands them out, "
                                                       "so the page shows the account menu and the sign-out link",
