@@ -20,7 +20,9 @@ cannot write.
 What changed while nothing watched (the window closed, the watch turned off) is read CATCH_UP_DELAY_MS after the
 watch starts (the person's first search goes first), as `searchapp watch` catches up: a sync of every folder,
 "Checking your folders for changes", which says nothing when nothing changed. Not at a start that resumed a sync
-(it reads the same), nor at one whose resumed sync died twice (gui/quit_guard.py). A catch-up marks gui.ini while it
+(it reads the same), nor at one whose resumed sync died twice (gui/quit_guard.py), nor where the library had no
+folder as the watch started (a first start: the folder dropped on it is read by its own sync, and a catch-up behind
+that sync read every file of it a second time). A catch-up marks gui.ini while it
 runs: one that never ended (the window crashed in it: a file that crashes a reader) is not run by itself again
 until the person's Re-sync All, so a crash never repeats at every start.
 
@@ -78,7 +80,8 @@ _BUSY = "busy"  # an update's outcome when another process held the writer lock:
 
 class FolderWatch(QObject):
     batch = Signal(list)  # the watcher's thread hands its changed paths over; handled on the window's thread
-    ready = Signal(object, object)  # (library, its watcher's note or the error that stopped it), from the start
+    # (library, its watcher's note or the error that stopped it, whether it had no folder as the start began)
+    ready = Signal(object, object, bool)
     started = Signal()  # the window watches its folders now (tests wait for it)
 
     def __init__(self, tools: WindowTools, session: LibrarySession, writes: WriteJobs, ui: QSettings,
@@ -90,6 +93,7 @@ class FolderWatch(QObject):
         self.starting: Optional[Library] = None  # the library whose watcher is starting on its thread
         self._starter: Optional[threading.Thread] = None
         self._catch_up = False  # a catch-up is due once the starting watch runs
+        self._began_empty = False  # the library had no folder as the watch started: nothing of before to catch up
         self.taken_by: Optional[str] = None  # the process that watches instead (said once per holder)
         self._lock_held = contextlib.ExitStack()
         self._paths: set[str] = set()  # changed paths no update has taken yet
@@ -150,13 +154,16 @@ class FolderWatch(QObject):
         self._starter.start()
 
     def _start_watcher(self, lib: Library) -> None:
-        """On its own thread: start_watching waits for a sync under way and walks every folder."""
+        """On its own thread: start_watching waits for a sync under way and walks every folder. The folders are
+        asked before that wait: a folder dropped on an empty library meanwhile is one its own sync reads."""
+        empty = False
         try:
-            self.ready.emit(lib, lib.start_watching(handoff=self.batch.emit).note)
+            empty = not lib.reader().roots()
+            self.ready.emit(lib, lib.start_watching(handoff=self.batch.emit).note, empty)
         except BaseException as exc:  # no watchdog, the system's limits, a closing library: said on the window's side
-            self.ready.emit(lib, exc)
+            self.ready.emit(lib, exc, empty)
 
-    def _ready(self, lib: Library, outcome: object) -> None:
+    def _ready(self, lib: Library, outcome: object, empty: bool = False) -> None:
         if self.starting is not lib:  # stopped, or another library, meanwhile: this watch is not wanted
             if not isinstance(outcome, BaseException) and self.watching is not lib:
                 lib.stop_watching()
@@ -166,7 +173,7 @@ class FolderWatch(QObject):
             self._lock_held.close()
             self.tools.say(f"Changes in your folders are not followed: {outcome}; Re-sync (F5) reads them", 15000)
             return
-        self.watching = lib
+        self.watching, self._began_empty = lib, empty
         if outcome:  # the watcher's note: it polls (the system's watches ran out), a folder it cannot watch
             self.tools.say(f"Watching your folders: {outcome}", 15000)
         if self._catch_up:
@@ -291,8 +298,8 @@ class FolderWatch(QObject):
     def _catch_up_now(self, lib: Library, behind_a_write: bool = False) -> None:
         """`behind_a_write`: queued behind the person's write just submitted, which may hold the writer lock already
         (not another process's sync: its check meets WriterBusy where one does)."""
-        if self.watching is not lib or not self.has_folders():
-            return  # not watching now; nothing to read
+        if self.watching is not lib or not self.has_folders() or self._began_empty:
+            return  # not watching now; nothing to read, or nothing that was there before the watch
         if not behind_a_write and writer_holder(lib.data_dir) is not None:
             return  # another process syncs it (its changes shown as they come)
         if self.writes.on_hold:  # after the person's Cancel: it runs when they ask for a write again

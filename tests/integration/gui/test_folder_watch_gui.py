@@ -380,3 +380,34 @@ def test_a_catch_up_that_never_ended_is_not_run_again_until_the_persons_re_sync(
         assert w._ui.value(CATCH_UP_KEY, "", type=str) == ""  # the catch-up runs by itself again
     finally:
         close_window(w, w.lib)
+
+
+def test_a_folder_dropped_at_the_first_start_is_not_checked_again_by_a_catch_up(
+        qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    """A newcomer's first start: the window opened on an empty library, a folder dropped on it, and once its sync had
+    ended "Checking your folders for changes" read every file of it again (the catch-up, due as the watch started,
+    found a folder by then). The watch began over no folder: there is nothing of before to catch up."""
+    from gui_window import drop
+
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    monkeypatch.delenv("SEARCHAPP_NO_WINDOW_WATCH", raising=False)
+    data, docs = tmp_path / "lib", tmp_path / "docs"
+    data.mkdir()
+    docs.mkdir()
+    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n'
+                                      '[index]\nbackend = "exact"\n', encoding="utf-8")
+    for name, text in TEXTS.items():
+        (docs / name).write_text(text + "\n", encoding="utf-8")
+    lib = Library(load_config(data, env={}), encoder=tiny_encoder)
+    w = shown_window(qtbot, lib.config, lib)
+    try:
+        qtbot.waitUntil(lambda: w.folder_watch.watching is lib, timeout=WAIT_MS)
+        with qtbot.waitSignal(w.writesIdle, timeout=WAIT_MS):
+            drop(w, [docs])
+        assert stored(lib) == set(TEXTS) and w.folder_watch.has_folders()
+        w.folder_watch._catch_up_now(lib)  # as its timer does, once the drop's sync has ended
+        assert w.folder_watch.catch_ups == 0 and not w.runner.write_jobs()
+    finally:
+        close_window(w, lib)
