@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
 from ..base.types import Hit
 from ..library import LibraryStatus
 from ..base.plural import entry_counts
-from ..library.report.not_indexed import entries_in, members_in
 from ..library.report.status import by_rule_counts, cut_lines, folder_counts
 from .elided_label import ElidedLabel
 from .name_first import NAME_FIRST_ROLE, NameFirstDelegate
@@ -121,26 +120,28 @@ def _not_indexed(status: LibraryStatus) -> list[tuple[str, str, str]]:
     return status.not_indexed or status.failed
 
 
-def _not_indexed_counts(status: LibraryStatus) -> tuple[int, int]:
-    """(entries, of them members of archives and mail) not indexed: what `status`'s "not indexed:" counts."""
-    rows = _not_indexed(status)
-    return entries_in(rows, status.member_groups), members_in(rows, status.member_groups)
-
-
 def problems_label(status: LibraryStatus) -> str:
     """The Not indexed button: the entries not indexed, files and members apart as the Files column writes them
-    ("Not indexed: 56 + 173"; the tooltip and the list's note say which is which, as `status` does)."""
-    entries, members = _not_indexed_counts(status)
-    return f"Not indexed: {entries - members:,} + {members:,}" if members else f"Not indexed: {entries:,}"
+    ("Not indexed: 56 + 173"; the tooltip and the list's note say which is which, as `status` does). While the sync
+    running now has scans to read by OCR, those apart ("Not indexed: 3 · 12 waiting for OCR", or "12 waiting for
+    OCR" alone): counted not indexed, a folder's scans read as failures a minute before its OCR step read them."""
+    entries, members, waiting = status.not_indexed_counts()
+    label = f"Not indexed: {entries - members:,} + {members:,}" if members else f"Not indexed: {entries:,}"
+    if not waiting:
+        return label
+    return f"{label} · {waiting:,} waiting for OCR" if entries else f"{waiting:,} waiting for OCR"
 
 
 def problems_note(status: LibraryStatus) -> str:
     """What the Not indexed list and its button's tooltip say of the counts, in `status`'s words: the entries not
     indexed, files and members apart; those left out on purpose, by rule (counted, not listed); the files the text
     caps cut (indexed, so no row, but a word past the cut is never found: `status` names them too)."""
-    entries, members = _not_indexed_counts(status)
+    entries, members, waiting = status.not_indexed_counts()
     lines = [f"{entry_counts(entries, members, grouped=True)} not indexed"
              + (f"; left out on purpose: {by_rule_counts(status.left_out)}" if status.left_out else "")]
+    if waiting:
+        lines.append(f"{waiting:,} waiting for OCR, which the sync running now reads after the words: not counted "
+                     "as not indexed unless it cannot read them")
     lines += cut_lines(status.cut, status.cut_count, status.chunks)
     return "\n".join(lines)
 

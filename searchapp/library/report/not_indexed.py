@@ -18,7 +18,7 @@ from ...store import Store
 from ...store.ledger import QUIET_STATES, files_in_state, left_out_by_rule
 
 __all__ = ["not_indexed_entries", "not_indexed_rows", "group_members", "group_in_states", "state_words", "entries_in",
-           "members_in", "pages_waiting_in",
+           "members_in", "pages_waiting_in", "ocr_waiting_in",
            "NOT_INDEXED_STATES", "PAGES_WAITING", "STATE_WORDS", "Row", "MemberGroups", "QUIET_STATES",
            "left_out_by_rule"]
 
@@ -109,22 +109,35 @@ def group_in_states(rows: list[tuple[str, Row]]) -> tuple[list[Row], MemberGroup
     return out, groups, states
 
 
-def entries_in(rows: list[Row], groups: MemberGroups) -> int:
+def entries_in(rows: list[Row], groups: MemberGroups, ocr_under_way: bool = False) -> int:
     """How many entries not indexed `rows` stand for (a grouped row: its members): what `status` counts in its
     states and a sync in "skipped" and "failed", so the window's button and the command line's header say the same
     number. A row of an indexed file whose pages wait for OCR (PAGES_WAITING, by its ledger name or in words) is
-    listed but not counted: its text layer is found (decision 0155)."""
-    return sum(len(groups.get(row, ())) or 1 for row in rows if row[1] not in _PAGES_WAITING_NAMES)
+    listed but not counted: its text layer is found (decision 0155). `ocr_under_way` (LibraryStatus's): neither are
+    the entries waiting for OCR, which the sync running now reads in its OCR step (ocr_waiting_in counts them)."""
+    left = _not_counted(ocr_under_way)
+    return sum(len(groups.get(row, ())) or 1 for row in rows if row[1] not in left)
 
 
 _PAGES_WAITING_NAMES = frozenset((PAGES_WAITING, STATE_WORDS[PAGES_WAITING]))
+_OCR_WAITING_NAMES = frozenset(("ocr_pending", STATE_WORDS["ocr_pending"]))
 
 
-def members_in(rows: list[Row], groups: MemberGroups) -> int:
+def _not_counted(ocr_under_way: bool) -> frozenset[str]:
+    return _PAGES_WAITING_NAMES | _OCR_WAITING_NAMES if ocr_under_way else _PAGES_WAITING_NAMES
+
+
+def members_in(rows: list[Row], groups: MemberGroups, ocr_under_way: bool = False) -> int:
     """Of entries_in's entries, the members of archives and mail: said apart from the files wherever the entries not
     indexed are counted ("56 files and 173 items in archives and mail", decision 0163), as the scan line says them."""
+    left = _not_counted(ocr_under_way)
     return sum(len(groups[row]) if row in groups else split_member(row[0])[1] is not None
-               for row in rows if row[1] not in _PAGES_WAITING_NAMES)
+               for row in rows if row[1] not in left)
+
+
+def ocr_waiting_in(rows: list[Row], groups: MemberGroups) -> int:
+    """How many entries of `rows` wait for OCR (files and members; not the indexed PDFs whose pages wait)."""
+    return sum(len(groups.get(row, ())) or 1 for row in rows if row[1] in _OCR_WAITING_NAMES)
 
 
 def pages_waiting_in(rows: list[Row], groups: MemberGroups) -> int:

@@ -30,7 +30,8 @@ from ..sync.meta_keys import REINDEX_META, met_unopened, read_by_older_readers
 from ..sync.roots import root_missing
 from ..sync.contract import StoppedSync
 from ..sync.unsaid import stopped_note, stopped_sync
-from .not_indexed import PAGES_WAITING, MemberGroups, Row, group_in_states, not_indexed_entries
+from .not_indexed import (PAGES_WAITING, MemberGroups, Row, entries_in, group_in_states, members_in,
+                          not_indexed_entries, ocr_waiting_in)
 from .settings_check import passage_context_note, settings_mismatch
 
 if TYPE_CHECKING:
@@ -183,6 +184,9 @@ class LibraryStatus:
     cut_count: int = 0
     # The indexed entries a connection string's password was hidden in (decision 0197): kept, the password not
     passwords_hidden: int = 0
+    # A sync runs now (`writer`) whose OCR step reads the entries waiting for OCR (OCR on, an engine there): they
+    # are on their way, not "not indexed" (not_indexed_counts); once it has ended, those still waiting are again
+    ocr_under_way: bool = False
 
     @property
     def not_document_types(self) -> dict[str, int]:
@@ -204,6 +208,17 @@ class LibraryStatus:
         and the files never opened (not documents, left out by rules)."""
         return (sum(self.files.values()) + sum(self.not_document_types.values())
                 + sum(self.left_out_by_rules.values()))
+
+    def not_indexed_counts(self) -> tuple[int, int, int]:
+        """(entries not indexed, of them members of archives and mail, entries waiting for OCR that the sync running
+        now reads: counted apart, not in the first two) of the window's list, `not_indexed` (or `failed`, of a status
+        made without it): mid-sync, the scans of the folder being read were counted not indexed a minute before
+        the OCR step read them (a newcomer)."""
+        rows = self.not_indexed or self.failed
+        under_way = self.ocr_under_way and bool(self.not_indexed)
+        waiting = ocr_waiting_in(rows, self.member_groups) if under_way else 0
+        return (entries_in(rows, self.member_groups, under_way), members_in(rows, self.member_groups, under_way),
+                waiting)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -310,9 +325,16 @@ def _rounded(seconds: Optional[float]) -> Optional[float]:
     return None if seconds is None else round(seconds, 1)
 
 
-def ocr_status_note(config: Config, counts: Mapping[str, int]) -> Optional[str]:
-    """A status line when files wait for OCR: why (no engine), or that the next sync reads them. The indexed
-    PDFs whose pages wait are counted apart (decision 0155: they are not among the files not indexed)."""
+def ocr_under_way(config: Config, writer: Optional[Holder]) -> bool:
+    """Whether the entries waiting for OCR are read by the sync running now (`writer`): its OCR step, after the words
+    and their meaning, reads every one (up to OCR_FILES_PER_SYNC), unless OCR is off or no engine is there."""
+    return writer is not None and bool(config.scan.ocr) and ocr_unavailable_reason() is None
+
+
+def ocr_status_note(config: Config, counts: Mapping[str, int], under_way: bool = False) -> Optional[str]:
+    """A status line when files wait for OCR: why (no engine), or that the next sync (`under_way`: the one running
+    now) reads them. The indexed PDFs whose pages wait are counted apart (decision 0155: they are not among the
+    files not indexed)."""
     waiting, pages = counts.get("ocr_pending", 0), counts.get(PAGES_WAITING, 0)
     if not waiting and not pages:
         return None
@@ -324,7 +346,8 @@ def ocr_status_note(config: Config, counts: Mapping[str, int]) -> Optional[str]:
     reason = ocr_unavailable_reason()
     if reason:
         return f"{who} wait for OCR: {reason}"
-    return f"{who} wait for OCR: the next sync reads them"
+    return f"{who} wait for OCR: the " + ("sync running now reads them after the words" if under_way else
+                                          "next sync reads them")
 
 
 class IndexIds(Protocol):
@@ -387,9 +410,10 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
              if n]
     reindex_needed = settings_mismatch(config, meta) if chunks else None
     ledger = state_counts(db)
+    under_way = ocr_under_way(config, writer)
     # An unplugged drive's folder waits until it is back: the window would say at every start that it reads it again
     older = read_by_older_readers(db, [r for r, shown in zip(rows, roots, strict=True) if not shown.missing])
-    notes += [n for n in (ocr_status_note(config, ledger), _kept_note(config, keep, identity), _older_note(older),
+    notes += [n for n in (ocr_status_note(config, ledger, under_way), _kept_note(config, keep, identity), _older_note(older),
                           _shelf_note(db)) if n]
     if len(unusable):
         notes.append(_unusable_note(len(unusable)))
@@ -405,6 +429,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     return LibraryStatus(
         stopped=stopped,
         writer=None if writer is None else str(writer),
+        ocr_under_way=under_way,
         index_opening=index_opening,
         data_dir=data_dir,
         roots=roots,

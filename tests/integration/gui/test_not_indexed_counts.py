@@ -10,7 +10,7 @@ import io
 import zipfile
 
 import pytest
-from scan_files import text_image
+from scan_files import OCR_ENGINE, needs_rapidocr, text_image
 
 from searchapp.cli.commands.index import newly_not_indexed
 from searchapp.cli.commands.status import print_status
@@ -96,3 +96,28 @@ def test_a_cancelled_syncs_line_counts_what_the_not_indexed_button_counts(tmp_pa
     assert "; 3 not indexed (1 of them waiting for OCR): Not indexed says why." in said, said
     # the zip's kept.txt said apart, as the pane counts it: "1,019 files done" beside "937 + 376" (the window newcomer)
     assert said.startswith("Cancelled; 2 files and 1 item in archives and mail done"), said
+
+
+@needs_rapidocr
+@pytest.mark.engines("sqlite")
+def test_mid_sync_the_scans_its_ocr_step_reads_are_not_counted_not_indexed(tmp_path, tiny_library, monkeypatch,
+                                                                          qtbot):
+    """Mid-sync the pane said "Not indexed: 3 + 1" of a folder whose scan the OCR step was about to read (a
+    newcomer): while a sync runs and an OCR engine is there, what waits for OCR is said apart, as waiting."""
+    from searchapp.gui.library_panel import LibraryPanel
+    from searchapp.library.resources.lock import writer_lock
+
+    docs = some_not_indexed(tmp_path, monkeypatch)  # the scan waits: no engine for that sync
+    tiny_library.add_folder(docs)
+    monkeypatch.setenv(ENGINE_ENV, OCR_ENGINE)  # an engine now, for the next sync's OCR step
+    panel = LibraryPanel()
+    qtbot.addWidget(panel)
+    with writer_lock(tiny_library.data_dir):  # a sync runs
+        st = tiny_library.status()
+    assert st.ocr_under_way and st.not_indexed_counts() == (2, 1, 1)
+    panel.set_status(st)
+    assert panel.problems_button.text() == "Not indexed: 1 + 1 · 1 waiting for OCR"
+    assert "1 waiting for OCR, which the sync running now reads" in panel.problems_button.toolTip()
+    assert any("wait for OCR: the sync running now reads them" in n for n in st.notes), st.notes
+    panel.set_status(tiny_library.status())  # it ended (here: before its OCR step): not indexed again, as before
+    assert panel.problems_button.text() == "Not indexed: 2 + 1"
