@@ -23,7 +23,7 @@ from ..library.report.status import by_rule_counts, cut_lines, folder_counts
 from .elided_label import ElidedLabel
 from .name_first import NAME_FIRST_ROLE, NameFirstDelegate
 from .open_file import FileOpener
-from .plain import shown_path, tooltip
+from .plain import plain_label, shown_path, tooltip
 from .preview import folder_url
 from .results_view import short_folder
 
@@ -104,6 +104,32 @@ def _files_cell(r: RootStatus, syncing: bool = False) -> str:
 
 SO_FAR_TIP = ("\nSearchable so far: the sync saves what it reads in batches, so this lags the files the progress "
               "strip says it has read.")
+
+
+def moves_stopped_note(old: str, new: str) -> tuple[str, str]:
+    """The pane's line on a move from `old` to `new` stopped halfway (RootStatus.moving_from), by the folders' names
+    as the rows show them (whole paths took five lines of a 340 px pane), and its tooltip, with the paths and
+    `status`'s command."""
+    a, b = name_first(old)[0], name_first(new)[0]
+    return (f"Moving {a} to {b} stopped halfway: both are listed. To go on, select {a}, then Moved…, and choose "
+            f"{b} again.",
+            f"A move of {shown_path(old)} to {shown_path(new)} stopped halfway (a Cancel, or the window closed): "
+            f"what was read of the new place is searchable, the old place is kept whole. Moved… on the old place, "
+            f"choosing the new one, goes on, as `searchapp moved {shown_path(old)} {shown_path(new)}` does.")
+
+
+def _folder_tip(r: RootStatus, moving_to: Optional[str]) -> str:
+    """A folder's name cell's tooltip: its whole path; why it is missing, or half moved, and what to do."""
+    tip = shown_path(r.path)
+    if r.missing:
+        tip += (f"\nMissing: {r.reason}\nIts passages are kept. Moved? Right-click: Moved… finds where it is now, "
+                "keeping its meaning; Remove forgets it.")
+    if moving_to is not None:
+        tip += f"\nIts move to {shown_path(moving_to)} stopped halfway: Moved…, choosing that folder, goes on."
+    if r.moving_from:
+        tip += (f"\nA move here from {shown_path(r.moving_from)} stopped halfway: what was read of it so far is "
+                "searchable; Moved… on that folder, choosing this one, goes on.")
+    return tip
 
 
 def _counts_tip(item: QTreeWidgetItem, r: RootStatus, syncing: bool = False) -> None:
@@ -345,6 +371,12 @@ class LibraryPanel(QWidget):
         self.tree.viewport().installEventFilter(self)  # its width decides which counts fit (_fit_columns)
         self.hint = QLabel("Drop folders or files here, or use Add Folder.")
         self.hint.setWordWrap(True)
+        # A move (Moved…, `searchapp moved`) stopped halfway, as `status` says it: both places stand in the library
+        # and nothing said why, nor how to go on (the command line did). Folder names: plain text.
+        self.moves_note = plain_label("")
+        self.moves_note.setObjectName("movesNote")
+        self.moves_note.setWordWrap(True)
+        self.moves_note.hide()
         self.add_button = QPushButton("Add Folder…")
         self.remove_button = QPushButton("Remove")
         self.resync_button = QPushButton("Re-sync")
@@ -379,6 +411,7 @@ class LibraryPanel(QWidget):
         lay.addWidget(self.title)
         lay.addWidget(self.tree, 1)
         lay.addWidget(self.hint)
+        lay.addWidget(self.moves_note)
         lay.addLayout(row)
         lay.addLayout(below)
         self._update_buttons()
@@ -402,16 +435,18 @@ class LibraryPanel(QWidget):
         selected = set(self.selected_roots())
         self.tree.clear()
         rows: list[QTreeWidgetItem] = []
+        halfway = {r.moving_from: r.path for r in status.roots if r.moving_from} if status is not None else {}
         for r in status.roots if status is not None else []:
             missing = r.missing
-            label = shown_path(r.path) + ("  (missing)" if missing else "")
+            mark = " (missing)" if missing else " (move stopped)" if r.moving_from else ""
+            label = shown_path(r.path) + mark
             when = "syncing…" if syncing is not None and syncing(r.path) else format_when(r.last_sync)
             unfinished = not r.last_sync and r.files > 0 and when != "syncing…"
             if unfinished:  # "never" beside 46 searchable files read as nothing indexed (a cancelled first sync)
                 when = "not finished"
             item = QTreeWidgetItem([label, _files_cell(r, when == "syncing…"), str(r.chunks), when])
             _counts_tip(item, r, when == "syncing…")
-            item.setData(0, NAME_FIRST_ROLE, name_first(r.path, " (missing)" if missing else ""))
+            item.setData(0, NAME_FIRST_ROLE, name_first(r.path, mark))
             if unfinished:
                 item.setToolTip(3, tooltip("Its first sync was stopped before the end: what it read is searchable, "
                                            "Re-sync (F5) reads the rest."))
@@ -420,9 +455,7 @@ class LibraryPanel(QWidget):
                                            ". Adding their meaning and reading scans (OCR) come after that."))
             item.setData(0, Qt.ItemDataRole.UserRole, r.path)
             # A missing folder keeps its passages (searchable, marked unavailable) until it is removed.
-            item.setToolTip(0, tooltip(f"{shown_path(r.path)}\nMissing: {r.reason}\nIts passages are kept. Moved? "
-                                       "Right-click: Moved… finds where it is now, keeping its meaning; Remove "
-                                       "forgets it." if missing else shown_path(r.path)))
+            item.setToolTip(0, tooltip(_folder_tip(r, halfway.get(r.path))))
             if missing:
                 item.setForeground(0, MISSING_COLOR)
             for c in (1, 2):
@@ -437,6 +470,10 @@ class LibraryPanel(QWidget):
             self.tree.addTopLevelItem(item)
             item.setSelected(item.data(0, Qt.ItemDataRole.UserRole) in selected and bool(
                 item.flags() & Qt.ItemFlag.ItemIsSelectable))
+        said = [moves_stopped_note(old, new) for old, new in halfway.items()]
+        self.moves_note.setText("\n".join(line for line, _ in said))
+        self.moves_note.setToolTip(tooltip("\n".join(tip for _, tip in said)))
+        self.moves_note.setVisible(bool(halfway))
         if status is not None:
             self._show_shared(status)
             self.problems_button.setText(problems_label(status))
@@ -589,6 +626,10 @@ class LibraryPanel(QWidget):
         dlg.setFileMode(QFileDialog.FileMode.Directory)
         dlg.setOption(QFileDialog.Option.ShowDirsOnly, True)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        halfway = next((r.path for r in (self.status.roots if self.status else []) if r.moving_from == old), None)
+        if halfway is not None:  # its move stopped halfway: the place it was going to, chosen already
+            dlg.setDirectory(os.path.dirname(halfway.rstrip(os.sep)) or halfway)
+            dlg.selectFile(halfway)
         dlg.fileSelected.connect(lambda new: self.movedRequested.emit(old, new) if new else None)
         dlg.open()
         self.folder_dialog = dlg

@@ -12,7 +12,7 @@ from PySide6.QtCore import QDir, Qt
 from PySide6.QtGui import QContextMenuEvent, QPainter
 from PySide6.QtWidgets import QApplication
 
-from gui_window import SHOTS, WAIT_MS, close_window, drop, two_folder_window
+from gui_window import SHOTS, WAIT_MS, close_window, drop, shot, two_folder_window
 from searchapp.gui.library_panel import MOVED_ACTION
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
@@ -158,3 +158,32 @@ def test_undo_of_a_move_after_the_new_place_was_taken_into_a_folder_added_since(
     said = win.statusBar().currentMessage()
     assert said.startswith(f"{win.docs} is back (3 files)") and "not an indexed folder" not in said, said
     assert sorted(r.path for r in win.status.roots) == sorted([str(win.docs), str(shelf), str(win.other)])
+
+
+def test_a_move_stopped_halfway_is_said_in_the_pane_with_the_way_on(qtbot, win, tmp_path):
+    """A Moved… stopped by Cancel left both places in the library and the pane said nothing of why, where `status`
+    said "[a move here from OLD stopped halfway: `searchapp moved OLD NEW` goes on]": the pane says it too, and
+    Moved… on the old place opens at the new one."""
+    from searchapp.base.errors import Cancelled
+    from searchapp.base.progress import CancelToken
+    from searchapp.library.sync.moved import follow_move
+
+    new = moved_on_disk(qtbot, win, tmp_path)
+    token = CancelToken()
+    with pytest.raises(Cancelled):  # the person's Cancel, as soon as the move reports anything
+        follow_move(win.session.library, str(win.docs), str(new), lambda p: token.cancel(), token, undo_file=False)
+    with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
+        win.refresh_status()
+    panel = win.library_panel
+    note = panel.moves_note
+    assert note.isVisible() and note.textFormat() == Qt.TextFormat.PlainText
+    assert note.text() == ("Moving docs to papers stopped halfway: both are listed. To go on, select docs, then "
+                           "Moved…, and choose papers again.")
+    assert f"`searchapp moved {win.docs} {new}`" in note.toolTip()
+    row = item_of(win, new)
+    assert row.text(0).endswith(" (move stopped)") and f"A move here from {win.docs} stopped" in row.toolTip(0)
+    assert f"Its move to {new} stopped halfway" in item_of(win, win.docs).toolTip(0)
+    dlg = panel.ask_moved(str(win.docs))
+    assert dlg.selectedFiles() == [str(new)]
+    dlg.reject()
+    shot(win, "move-stopped-pane.png")
