@@ -7,7 +7,8 @@ named "files"), where one line beside the name left "files /t…nc". Cut at its 
 parent read "…omer-files" alike and said nothing of where it is (a newcomer's pane); its tooltip has it whole.
 
 The item's text stays the whole path (what is read aloud, copied, compared); the cell's (name, where) is set
-beside it in NAME_FIRST_ROLE, with a mark that is never cut ("(missing)"). Painted as plain text: a name is never markup."""
+beside it in NAME_FIRST_ROLE, with a mark that is never cut ("(missing)"; in the pane, on the line below where the
+name fits only without it). Painted as plain text: a name is never markup."""
 
 from __future__ import annotations
 
@@ -71,7 +72,13 @@ def cut_in_middle(where: str, fm: QFontMetrics, width: int) -> str:
 def fit_below(name: str, where: str, fm: QFontMetrics, width: int, mark: str = "") -> tuple[str, str]:
     """(name and mark, where) for two lines of `width` pixels: each has the whole width, so the name is cut only
     when it alone is wider (at its end, its mark kept), and where it is keeps its start and its end
-    (cut_in_middle)."""
+    (cut_in_middle). A name that fits alone but not with its mark has the line to itself, its mark opening the line
+    below: "Work … (move stopped)" and "Work p… (missing)" had lost the name a person knows the folder by."""
+    if mark and fm.horizontalAdvance(name) <= width < fm.horizontalAdvance(name + mark):
+        mark = mark.strip()
+        room = width - fm.horizontalAdvance(mark + GAP)
+        return name, mark + (GAP + cut_in_middle(where, fm, room) if where and room >= fm.horizontalAdvance("…/…")
+                             else "")
     shown = fm.elidedText(name, Qt.TextElideMode.ElideRight, max(0, width - fm.horizontalAdvance(mark))) + mark
     return shown, cut_in_middle(where, fm, width) if where else ""
 

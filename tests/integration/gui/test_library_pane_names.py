@@ -207,3 +207,19 @@ def test_in_a_narrow_pane_the_counts_give_way_to_the_folders_name(qtbot, panel):
     panel.resize(400, 500)
     qtbot.waitUntil(lambda: not tree.isColumnHidden(3) and not tree.isColumnHidden(2))
 
+
+
+def test_a_name_that_fits_alone_keeps_its_line_and_its_mark_goes_below(qtbot, panel):
+    """At 900×600 a move stopped halfway read "Work … (move stopped)" (the window newcomer's screenshots): the mark,
+    never cut, took the name's room. A name that fits alone keeps its line; the mark opens the line below."""
+    st = status_of(["/home/me/Work projects", "/home/me/Projects"])
+    st.roots[0].moving_from = "/home/me/Projects"
+    st.roots[1].missing, st.roots[1].reason = True, "not found"
+    panel.resize(262, 500)
+    panel.set_status(st)
+    tree = panel.tree
+    qtbot.waitUntil(lambda: tree.isColumnHidden(3))
+    moved = painted_text(tree, tree.indexFromItem(tree.topLevelItem(1), 0))  # by name: Projects, Work projects
+    assert moved[0] == "Work projects" and moved[1].startswith("(move stopped)"), moved
+    missing = painted_text(tree, tree.indexFromItem(tree.topLevelItem(0), 0))
+    assert missing[0] == "Projects (missing)", missing  # room for both: beside it, as before
