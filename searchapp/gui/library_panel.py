@@ -98,8 +98,9 @@ def _files_cell(r: RootStatus, syncing: bool = False) -> str:
     """The Files column: the files on disk, and the members of their archives and mail beside them, "2561 + 163"
     (decision 0163; the cell's tooltip says what each is). While the folder syncs, "320 so far": the files
     searchable so far, saved in batches, which lag the strip's "Reading 497 of 3,000 files" (the files read); a
-    bare "320" beside it read as the same count with another number (a newcomer, n7)."""
-    return (f"{r.files} + {r.members}" if r.members else str(r.files)) + (" so far" if syncing else "")
+    bare "320" beside it read as the same count with another number (a newcomer, n7). Grouped as every other count
+    of the window ("2,025"): "2025" beside the status bar's "2,025 files" read as another number."""
+    return (f"{r.files:,} + {r.members:,}" if r.members else f"{r.files:,}") + (" so far" if syncing else "")
 
 
 SO_FAR_TIP = ("\nSearchable so far: the sync saves what it reads in batches, so this lags the files the progress "
@@ -444,7 +445,7 @@ class LibraryPanel(QWidget):
             unfinished = not r.last_sync and r.files > 0 and when != "syncing…"
             if unfinished:  # "never" beside 46 searchable files read as nothing indexed (a cancelled first sync)
                 when = "not finished"
-            item = QTreeWidgetItem([label, _files_cell(r, when == "syncing…"), str(r.chunks), when])
+            item = QTreeWidgetItem([label, _files_cell(r, when == "syncing…"), f"{r.chunks:,}", when])
             _counts_tip(item, r, when == "syncing…")
             item.setData(0, NAME_FIRST_ROLE, name_first(r.path, mark))
             if unfinished:
@@ -528,7 +529,7 @@ class LibraryPanel(QWidget):
             self.title.setToolTip(tooltip(f"Every search and every folder added here goes to {status.address}; "
                                           "the folders of other machines are theirs to sync and remove"))
         for machine, r in status.elsewhere:
-            item = QTreeWidgetItem([f"{machine}: {r.path}", _files_cell(r), str(r.chunks), format_when(r.last_sync)])
+            item = QTreeWidgetItem([f"{machine}: {r.path}", _files_cell(r), f"{r.chunks:,}", format_when(r.last_sync)])
             _counts_tip(item, r)
             item.setData(0, NAME_FIRST_ROLE, name_first(r.path, owner=machine))
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # never selected: Remove and Re-sync are that machine's

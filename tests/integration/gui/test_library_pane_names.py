@@ -223,3 +223,14 @@ def test_a_name_that_fits_alone_keeps_its_line_and_its_mark_goes_below(qtbot, pa
     assert moved[0] == "Work projects" and moved[1].startswith("(move stopped)"), moved
     missing = painted_text(tree, tree.indexFromItem(tree.topLevelItem(0), 0))
     assert missing[0] == "Projects (missing)", missing  # room for both: beside it, as before
+
+
+def test_the_counts_are_grouped_as_the_status_bar_groups_them(qtbot, panel):
+    """The pane said "2025" and "2024" beside the status bar's "2,024 passages in 2,025 files" (the window newcomer)."""
+    st = status_of(["/home/me/Documents", "/home/me/Mail"])
+    st.roots[0].files, st.roots[0].chunks = 2025, 12024
+    st.roots[1].files, st.roots[1].members = 1204, 1163
+    panel.set_status(st)
+    docs, mail = panel.tree.topLevelItem(0), panel.tree.topLevelItem(1)
+    assert (docs.text(1), docs.text(2)) == ("2,025", "12,024")
+    assert mail.text(1) == "1,204 + 1,163"
