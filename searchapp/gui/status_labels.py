@@ -7,7 +7,8 @@ Plain text throughout: the model label shows a folder name, which Qt could other
 A message in the status line comes first: while one is shown that the labels would cut ("…found by their w|Device:
 CPU"), the labels first say less, one by one (the passages without the archives' items), then give way one by one (device first, the index size last), and say all again when it
 goes. A sync's summary stays until the next thing is said: labels that only gave way were gone for good after every
-sync.
+sync. A message still cut with every label gone (a summary with its notes: "… 3 files read by OCR" past the window's
+edge) is whole in the status bar's tooltip.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ..base.rate import format_left
 from ..library.report.status import by_rule_counts, members_noun, unopened_counts
 from ..library.sync.meaning_pass import meaning_percent
 from ..library.sync.meaning_rate import meaning_left_s
-from .plain import make_plain
+from .plain import make_plain, tooltip
 
 __all__ = ["StatusLabels", "MESSAGE_LEFT"]
 
@@ -63,6 +64,7 @@ class StatusLabels(QObject):
         """Hide labels, least needed first, until `message` (the one shown) fits left of them; show them again
         when it has room."""
         message = self.bar.currentMessage() if message is None else message
+        self.bar.setToolTip("")
         for lab in self.given_way:
             lab.show()
         self.given_way = []
@@ -86,6 +88,8 @@ class StatusLabels(QObject):
             if not lab.isHidden():
                 lab.hide()
                 self.given_way.append(lab)
+        if self._room() < need:  # cut even so (a sync's summary with its notes): whole on hover
+            self.bar.setToolTip(tooltip(message))
 
     def _room(self) -> int:
         """The width left of the labels shown now, as they say what they say now."""

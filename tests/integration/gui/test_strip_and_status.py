@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
+from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QApplication
 
 from conftest import build_tiny_library
@@ -292,3 +293,25 @@ def test_the_meaning_line_follows_the_library_and_the_search_runs_again_when_mea
     assert again.args[0].mode == "dense" and again.args[0].meaning_percent is None
     shot(win, "meaning_complete.png")
     assert "meaning" not in bar.currentMessage() and " results in " in bar.currentMessage(), bar.currentMessage()
+
+
+def test_a_message_cut_even_with_the_labels_gone_is_whole_on_hover(qtbot):
+    """A first sync's summary with its notes ran past the window's edge at 1280 px, "… 3 files read by OCR" unseen
+    (the window newcomer's screenshot): the status bar's tooltip has it whole, and only while it is cut."""
+    from PySide6.QtWidgets import QMainWindow
+
+    from searchapp.gui.status_labels import StatusLabels
+
+    w = QMainWindow()
+    qtbot.addWidget(w)
+    bar = w.statusBar()
+    labels = StatusLabels(bar)
+    labels.device.setText("Device: CPU")
+    w.resize(900, 200)
+    w.show()
+    qtbot.waitExposed(w)
+    long = "2,025 files scanned: 2,023 added, 0 updated, 0 removed, 1 not indexed; " * 3 + "3 files read by <b>OCR</b>"
+    bar.showMessage(long)
+    assert labels.device.isHidden() and long in QTextDocumentFragment.fromHtml(bar.toolTip()).toPlainText()
+    bar.showMessage("10 results in 61 ms")
+    assert bar.toolTip() == "" and not labels.device.isHidden()
