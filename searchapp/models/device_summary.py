@@ -23,9 +23,17 @@ FUSED = "fused BERT layers"
 LAST_LAYER_POOLINGS = ("mean", "cls", "max")
 
 
+def _imported(name: str) -> bool:
+    """Whether module `name` is imported whole. One another thread is importing (a sync loading its model ahead) is
+    in sys.modules already, and importing what needs it here waited for that import to end: the window's status read
+    stood for seconds, its counts at "0 so far" through a first sync's words pass."""
+    module = sys.modules.get(name)
+    return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
+
+
 def describe_device(spec: str = "auto", threads: int = 0) -> str:
     spec = (spec or "auto").strip().lower()
-    if "torch" in sys.modules or not (spec == "cpu" or (spec == "auto" and not cuda_may_exist())):
+    if _imported("torch") or not (spec == "cpu" or (spec == "auto" and not cuda_may_exist())):
         from .device import choose_device, device_description
 
         return device_description(choose_device(spec))
@@ -40,7 +48,7 @@ def describe_passage_path(spec: str = "auto", precision: str = "auto", threads: 
     `fused`: the bi-encoder is a plain BERT pooled from its last layer, which the CPU runs fused."""
     spec = (spec or "auto").strip().lower()
     precision = (precision or "auto").strip().lower()
-    if "torch" in sys.modules or not (spec == "cpu" or (spec == "auto" and not cuda_may_exist())):
+    if _imported("torch") or not (spec == "cpu" or (spec == "auto" and not cuda_may_exist())):
         import torch
 
         from ..base.errors import ConfigError

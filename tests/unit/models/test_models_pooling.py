@@ -177,3 +177,21 @@ def test_identity_tells_a_plain_bert_from_other_models(packaged_model_dir, tiny_
         cfg = json.loads((folder / "config.json").read_text())
         (folder / "config.json").write_text(json.dumps({**cfg, key: value}))
         assert not bi_encoder_identity(str(folder), pooling="mean").plain_bert, key
+
+
+def test_the_status_line_does_not_wait_for_torch_another_thread_is_importing(monkeypatch):
+    """A first sync imports torch on its thread (the model loaded ahead) while the window reads the status: torch in
+    sys.modules already, half imported, sent the status to import what needs it, which waited for that import to end
+    (the window's counts stood at "0 so far" through the words pass). Half imported, it is not asked."""
+    import importlib.machinery
+    import sys
+    import types
+
+    from searchapp.models.device_summary import describe_device
+
+    half = types.ModuleType("torch")
+    half.__spec__ = importlib.machinery.ModuleSpec("torch", None)
+    half.__spec__._initializing = True  # as importlib marks a module while its code runs
+    monkeypatch.setitem(sys.modules, "torch", half)
+    monkeypatch.setitem(sys.modules, "searchapp.models.device", None)  # importing it now raises: never asked
+    assert describe_device("cpu").startswith("CPU (")
