@@ -170,11 +170,12 @@ class Library(WatchAndServe):
         self.vectors.index(progress)  # opened (or rebuilt) with progress; then as every read sees it
         return self._fresh()
 
-    def _fresh(self) -> Optional[VectorIndex]:
+    def _fresh(self, wait: bool = True) -> Optional[VectorIndex]:
         """The one way a read reaches the vector index: brought up to date with what other processes (and
         this one) committed since it was last read (IndexKeeper.follow_writers: one generation read, then
-        only the difference). Search, similar, duplicates, status and ann_recall all pass through here."""
-        return self.vectors.follow_writers()
+        only the difference). Search, similar, duplicates, status and ann_recall all pass through here. `wait`:
+        IndexKeeper.index's."""
+        return self.vectors.follow_writers(wait)
 
     def index_notice(self) -> Optional[str]:
         return self.vectors.notice()
@@ -493,7 +494,10 @@ class Library(WatchAndServe):
             index: Optional[IndexIds] = None
             if not opening:  # a one-shot `status` reads the index file's ids only, when the file is current
                 saved = self.vectors.current_ids(reader)
-                index = SavedIds(saved) if saved is not None else self._fresh()
+                index = SavedIds(saved) if saved is not None else self._fresh(wait=wait_for_meaning)
+                # Not opened, rather than wait for a sync of this process that makes it (a first sync): the window's
+                # counts stood at "0 so far" for its whole words pass. No vector yet: nothing to count or check.
+                opening = index is None and not wait_for_meaning and meaning_progress(reader)[0] > 0
             # The process writing now, this one too: a status a watch answers while it embeds names the watch
             return build_status(self.config, str(self.data_dir), reader, index, self.index_notice(),
                                 index_opening=opening, integrity=verdict.result, writer=self._writer())

@@ -115,10 +115,15 @@ class IndexKeeper:
         return int(dim) if dim else None
 
     def index(self, progress: Optional[ProgressFn] = None,
-              before_read: Optional[Callable[[float], None]] = None) -> Optional[VectorIndex]:
+              before_read: Optional[Callable[[float], None]] = None, wait: bool = True) -> Optional[VectorIndex]:
+        """The index, opened (or made) under the library's lock the first time. `wait=False`: None rather than wait
+        for that lock while a sync of this process holds it (a first sync holds it from before its first vector
+        until its end; `status` for the window's counts waited all its words pass)."""
         if self._index is not None:
             return self._index  # no lock: a search must not wait for a sync (the index guards itself)
-        with self._lock:
+        if not self._lock.acquire(blocking=wait):
+            return None
+        try:
             if self._index is None:
                 dim = self.dim()
                 if dim is None:
@@ -133,6 +138,8 @@ class IndexKeeper:
                 elif self._report.action in ("repaired", "rebuilt"):
                     self._persist_repair()
             return self._index
+        finally:
+            self._lock.release()
 
     def current_ids(self, store: Store) -> Optional[np.ndarray]:
         """The ids the index holds, read from its file without building the graph (sorted int64), when this
@@ -196,14 +203,14 @@ class IndexKeeper:
         if loading is not None:
             loading.close()
 
-    def follow_writers(self) -> Optional[VectorIndex]:
+    def follow_writers(self, wait: bool = True) -> Optional[VectorIndex]:
         """The index, brought up to date with what another process (or Library) committed since it was read.
 
         One generation read per call; on a change, the stored chunk ids are diffed against the index and
         only the difference is added or removed (no re-embedding, no file reload). Never waits: while this
-        process writes (it holds the lock), its own sync keeps the index current.
+        process writes (it holds the lock), its own sync keeps the index current. `wait`: as index()'s.
         """
-        index = self.index()
+        index = self.index(wait=wait)
         if index is None:
             return None
         generation = self._reader().generation()

@@ -165,3 +165,41 @@ def test_while_an_index_embeds_status_and_search_say_it_embeds_them_not_to_run_i
     assert "is writing the library now and embeds them next)" in said and "else `searchapp index`" not in said, said
     said, note = _said_while(data, False, "searchapp", "index", "--words-only", str(tmp_path / "docs"))
     assert "a watch or the window embeds them as it goes, else `searchapp index`" in said, said
+
+
+def test_the_windows_status_does_not_wait_for_the_index_a_sync_of_this_process_makes(tmp_path, tiny_bi_encoder_dir,
+                                                                                     tiny_encoder):
+    """A first sync holds the library's lock from before it makes the vector index until its end: the window's
+    status read (wait_for_meaning=False) waited for that lock to open the index, and its counts stood at "0 so far"
+    through the whole words pass (the window newcomer's screenshots). It answers now, the vector figures not known."""
+    import threading
+
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
+    for p in data.glob("vectors.*"):
+        p.unlink()  # the index to be made, as at a first sync
+    lib = Library(load_config(data, env={}), encoder=tiny_encoder)
+    held, done = threading.Event(), threading.Event()
+
+    def sync_holding_the_lock():
+        with lib._lock:
+            held.set()
+            done.wait(300)
+
+    syncing = threading.Thread(target=sync_holding_the_lock)
+    syncing.start()
+    answers = []
+    try:
+        assert held.wait(60)
+        reader = threading.Thread(target=lambda: answers.append(lib.status(wait_for_meaning=False)))
+        reader.start()
+        reader.join(120)  # a bound for a failing test: the lock is held for 300 s
+        assert answers, "status waited for the sync's lock"
+        assert answers[0].files == {"indexed": 2} and answers[0].index_opening  # counts now, vectors once open
+    finally:
+        done.set()
+        syncing.join()
+    assert lib.status(wait_for_meaning=False).vectors == 2  # the sync ended: the index opens, as before
+    lib.close()
