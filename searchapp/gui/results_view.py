@@ -17,9 +17,10 @@ from PySide6.QtWidgets import QHeaderView, QStyle, QStyledItemDelegate, QStyleOp
 
 from ..base.member_paths import DISPLAY_SEP, split_member
 from .name_first import cut_at_start
+from .plain import shown_name
 from .results_model import HIT_ROLE, SNIPPET_LINES, HtmlDelegate, ResultsModel
 
-__all__ = ["FileDelegate", "setup_results_view", "fit_columns", "row_height", "short_folder", "folder_line",
+__all__ = ["FileDelegate", "setup_results_view", "fit_columns", "row_height", "short_folder", "folder_line", "marked_lines",
            "FILE_WIDTH"]
 
 FILE_WIDTH = 230  # the name and folder column at most, until the person drags it
@@ -58,6 +59,18 @@ def name_lines(name: str, folder: str, fm: QFontMetrics, width: int, member: boo
             cut_at_start(short_folder(os.path.join(folder, container) if folder else container), fm, width))
 
 
+def marked_lines(name: str, bare: str, folder: str, fm: QFontMetrics, width: int, member: bool = True
+                 ) -> tuple[str, str]:
+    """name_lines of a File cell whose `name` is `bare` with marks after it ("  (unavailable)", "  (new)"): where
+    the name fits alone but not with them, the name has its line and the marks open the grey line, before the folder.
+    Cut in its middle with them, a result of a missing folder read "plan-120.m…available)" at 900×600."""
+    mark = name[len(bare):].strip() if bare and len(name) > len(bare) and name.startswith(bare) else ""
+    if mark and fm.horizontalAdvance(bare) <= width < fm.horizontalAdvance(name):
+        room = width - fm.horizontalAdvance(mark + "  ")
+        return bare, mark + ("  " + folder_line(folder, fm, room) if room >= fm.horizontalAdvance("…/…") else "")
+    return name_lines(name, folder, fm, width, member)
+
+
 def row_height(view: QTableView) -> int:
     return SNIPPET_LINES * view.fontMetrics().lineSpacing() + 8
 
@@ -85,7 +98,8 @@ class FileDelegate(QStyledItemDelegate):
         flags = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine)
         hit = index.data(HIT_ROLE)
         member = hit is not None and split_member(hit.path)[1] is not None
-        first, second = name_lines(name, folder, fm, r.width(), member)
+        first, second = marked_lines(name, shown_name(hit.path) if hit is not None else "", folder, fm, r.width(),
+                                     member)
         painter.drawText(QRect(r.left(), r.top(), r.width(), line), flags, first)
         painter.setPen(grey)
         painter.drawText(QRect(r.left(), r.top() + line, r.width(), line), flags, second)

@@ -311,3 +311,19 @@ def test_a_first_start_says_how_to_begin_and_the_settings_show_model_ids_whole(q
         assert not hint.isVisible()  # a folder is in: the hint is gone
         win.close()
 
+
+
+def test_a_results_name_that_fits_alone_keeps_its_line_and_its_mark_opens_the_grey_one(qtbot):
+    """At 900×600 a result of a missing folder read "plan-120.m…available)" (the window newcomer's screenshots)."""
+    from PySide6.QtGui import QFontMetrics
+    from PySide6.QtWidgets import QApplication
+
+    from searchapp.gui.results_view import marked_lines
+
+    fm = QFontMetrics(QApplication.font())
+    width = fm.horizontalAdvance("plan-120.md  (unavai")
+    first, second = marked_lines("plan-120.md  (unavailable)", "plan-120.md", "/home/me/Projects", fm, width)
+    assert first == "plan-120.md" and second.startswith("(unavailable)"), (first, second)
+    wide = fm.horizontalAdvance("plan-120.md  (unavailable)") + 10  # room for both: as before
+    assert marked_lines("plan-120.md  (unavailable)", "plan-120.md", "/srv", fm, wide) == ("plan-120.md  (unavailable)",
+                                                                                             "/srv")
