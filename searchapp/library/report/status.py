@@ -185,7 +185,7 @@ class LibraryStatus:
     # The indexed entries a connection string's password was hidden in (decision 0197): kept, the password not
     passwords_hidden: int = 0
     # A sync runs now (`writer`) whose OCR step reads the entries waiting for OCR (OCR on, an engine there): they
-    # are on their way, not "not indexed" (not_indexed_counts); once it has ended, those still waiting are again
+    # are on their way, not "not indexed" (not_indexed_counts, decision 0201); once it has ended, those still waiting are again
     ocr_under_way: bool = False
 
     @property
