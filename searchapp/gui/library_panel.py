@@ -448,7 +448,11 @@ class LibraryPanel(QWidget):
             item = QTreeWidgetItem([label, _files_cell(r, when == "syncing…"), f"{r.chunks:,}", when])
             _counts_tip(item, r, when == "syncing…")
             item.setData(0, NAME_FIRST_ROLE, name_first(r.path, mark))
-            if unfinished:
+            if unfinished and r.moving_from:  # a Re-sync would read the rest and leave the old place beside it
+                item.setToolTip(3, tooltip(f"Its move from {shown_path(r.moving_from)} was stopped before the end: "
+                                           "what it read is searchable; Moved… on that folder, choosing this one, "
+                                           "reads the rest and takes the old place out."))
+            elif unfinished:
                 item.setToolTip(3, tooltip("Its first sync was stopped before the end: what it read is searchable, "
                                            "Re-sync (F5) reads the rest."))
             elif r.last_sync:

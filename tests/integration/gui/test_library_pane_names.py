@@ -223,6 +223,11 @@ def test_a_name_that_fits_alone_keeps_its_line_and_its_mark_goes_below(qtbot, pa
     assert moved[0] == "Work projects" and moved[1].startswith("(move stopped)"), moved
     missing = painted_text(tree, tree.indexFromItem(tree.topLevelItem(0), 0))
     assert missing[0] == "Projects (missing)", missing  # room for both: beside it, as before
+    st.roots[0].last_sync = None  # stopped in its words pass: "not finished", and the way on is Moved…, not Re-sync
+    panel.set_status(st)
+    moved_row = tree.topLevelItem(1)
+    assert moved_row.text(3) == "not finished" and "Moved… on that folder" in moved_row.toolTip(3)
+    assert "Re-sync" not in moved_row.toolTip(3)
 
 
 def test_the_counts_are_grouped_as_the_status_bar_groups_them(qtbot, panel):
