@@ -340,3 +340,19 @@ def annotated_pdf(path: Path, pages: list[tuple[str, list[str]]], info: str = ""
     pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
     trailer = b" /Info %d 0 R" % pdf.add(b"<< %s >>" % info.encode("latin-1")) if info else b""
     return pdf.write(path, catalog, trailer)
+
+
+def ligature_name_pdf(path: Path, text: str) -> Path:
+    """A one-page PDF of `text` in Helvetica whose encoding names codes 1-4 by ligature glyph names without a
+    Unicode map (/f_i, /f_f_i, /f_l, /T_h), as a font made by a typesetting tool does: "\\x01" in `text` draws
+    the fi ligature, "\\x02" ffi, "\\x03" fl, "\\x04" Th. pypdf reads them as their names ("of/f_f_ices")."""
+    pdf = RawPdf()
+    catalog, tree = pdf.reserve(), pdf.reserve()
+    font = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding "
+                   b"/BaseEncoding /WinAnsiEncoding /Differences [1 /f_i /f_f_i /f_l /T_h] >> >>")
+    stream = pdf.stream(b"BT /F1 12 Tf 72 720 Td %s Tj ET\n" % _literal(text))
+    page = pdf.add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >>"
+                   b" /Contents %d 0 R >>" % (tree, font, stream))
+    pdf.set(tree, b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page)
+    pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
+    return pdf.write(path, catalog)

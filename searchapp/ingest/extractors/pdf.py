@@ -29,6 +29,8 @@ Decisions:
   outside it, the rest of a larger sheet) are not indexed: a page whose CropBox is smaller than its MediaBox
   (`pdfium_doc.shown_box`, rare) takes pdfium's text without the words wholly outside it, when there are any
   (`pdfium_doc`); a word partly inside is kept. Without pdfium such a page is read whole, as pypdf reads it.
+- A ligature a font names without a Unicode map, which pypdf writes as its glyph name ("of/f_ices", "/T_he"), is
+  written as its letters (`ligatures_named`): the word is found by its spelling.
 - A word split by a hyphen at a line end is joined again (`line_breaks`), on each page before its span is
   counted; the document's own hyphenated words keep their hyphen.
 - A filled XFA form (`xfa`) shows its field values: in place of the "Please wait..." page of a dynamic
@@ -49,6 +51,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Optional
@@ -378,10 +381,22 @@ def _page_text(page: PageObject, shared: dict[_ContentKey, str]) -> str:
     key = _content_key(page)
     if key is not None and key in shared:
         return shared[key]
-    text = page.extract_text() or ""
+    text = ligatures_named(page.extract_text() or "")
     if key is not None:
         shared[key] = text
     return text
+
+
+# A ligature's glyph name with no Unicode map in its font, as pypdf writes it: "/f_i" (the Adobe Glyph List's
+# rule: components joined by "_"). A font of a typesetting tool (an IRS form) names fi and fl so, and pypdf knows
+# only ff, ffi and ffl by name: "of/f_ices" and "/f_irst" were indexed, and `offices`, `first` found nothing there.
+# Only the ligatures fonts draw (f with f, i, l, t, j, b, h, k; st, ct, Th), so a path such as "/a_b" is kept.
+_LIGATURE_NAME = re.compile(r"/(f_f_[il]|f_[fitjbhkl]|[sc]_t|T_h)")
+
+
+def ligatures_named(text: str) -> str:
+    """`text` with each ligature glyph name (_LIGATURE_NAME) written as its letters: "of/f_ices" is "offices"."""
+    return _LIGATURE_NAME.sub(lambda m: m.group(1).replace("_", ""), text) if "/" in text else text
 
 
 def _content_key(page: PageObject) -> Optional[_ContentKey]:

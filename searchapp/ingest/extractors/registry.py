@@ -137,6 +137,8 @@ _READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
     # are read as its members. The document's own entry is the same; the numbers rise so that a library reads its
     # documents once more and finds the files they hold (pdf and xlsx 2 came in the same release: no more reading;
     # pptx 2 also reads a slide's comments, same release)
+    # (pdf stays 3 for a ligature's glyph name read as its letters, pdf.ligatures_named: rare, and every PDF of a
+    # library would be read again for it)
     "pdf": 3, "xlsx": 3, "docx": 2, "pptx": 2,
     # doc 4, xls 3, ppt 2, rtf 3 (decision 0189, amended): the embedded OLE objects of a Word, Excel or PowerPoint
     # 97-2003 file and of an RTF file are read as its members, so each such file is read once more

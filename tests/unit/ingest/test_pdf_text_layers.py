@@ -15,7 +15,8 @@ import unicodedata
 
 import pytest
 
-from pdf_files import PLEASE_WAIT, acroform_pdf, annotated_pdf, datasets_xml, glyph_code_pdf, japan1_pdf, xfa_form_pdf
+from pdf_files import (PLEASE_WAIT, acroform_pdf, annotated_pdf, datasets_xml, glyph_code_pdf, japan1_pdf,
+                       ligature_name_pdf, xfa_form_pdf)
 
 from searchapp.base.errors import ExtractionError, UnsupportedFileError
 from searchapp.base.types import Document, PageSpan
@@ -115,6 +116,12 @@ def test_a_page_of_glyph_names_is_read_with_pdfium(tmp_path):
     assert "Harbour pilots guide ships" in _page(doc, 2) and "/g" not in doc.text
     assert "quarterly invoices" in _page(doc, 1)
     assert pages_needing_ocr(doc, len(doc.pages)) == []
+
+
+def test_a_ligature_named_without_a_unicode_map_is_read_as_its_letters(tmp_path):
+    # An IRS publication's font names fi as /f_i: pypdf wrote "of/f_ices" and `offices` never found the page.
+    doc = extract(ligature_name_pdf(tmp_path / "p15.pdf", "IRS of\x01ces: the \x01rst \x03oor, \x04e end, a/b_c"))
+    assert _page(doc, 1) == "IRS offices: the first floor, The end, a/b_c"
 
 
 def test_a_pdf_pypdf_cannot_open_is_read_whole_by_pdfium(tmp_path):
