@@ -92,6 +92,10 @@ def explain(config: Config, store: Store, path: str, owner: Optional[str] = None
     roots = [r.path for r in store.roots()]
     typed = key_of(path)
     key = named_in_library(typed, roots)  # typed through a link: the entry is named where it really is
+    if key != typed and entry_state(store, typed, owner) is not None:
+        # ...unless the sync kept an entry for the link itself: one it skipped (a loop, `a/self -> ../a`) says why;
+        # its target named "a folder: 1 file under it", that file being the link's own entry
+        key = typed
     container, member = split_member(key)
     root = owning_root(container, roots)
     out: dict[str, Any] = {"path": key, "shown_as": display_path(key), "container": container if member else None,

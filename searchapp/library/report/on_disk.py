@@ -38,7 +38,11 @@ def since_sync(row: FileRow) -> Optional[tuple[str, str]]:
         return DELETED, "deleted since the last sync; the next sync removes it (`searchapp index`)"
     except OSError:
         return None
-    if not stat.S_ISREG(st.st_mode) or _changed(row, st, on_disk):
+    if row.status != "indexed" and stat.S_ISDIR(st.st_mode):
+        # a link the scan skipped as a folder (a loop, one out of the indexed folder): no text was read, so none is
+        # older; `explain loop` said "changed since the last sync" of a link untouched, with two equal times
+        return AS_READ, "as the last sync found it"
+    if not stat.S_ISREG(st.st_mode) or _changed(row, st, on_disk):  # a file then, a folder now: changed
         told = f"modified {_when(st.st_mtime_ns)}, the indexed text is of {_when(row.mtime_ns)}"
         return CHANGED, (f"changed since the last sync (indexed text is older): {told}; `searchapp index` reads it "
                          "again")

@@ -336,6 +336,27 @@ def test_explain_tells_a_file_changed_deleted_or_renamed_since_the_last_sync(tin
 
 
 @pytest.mark.engines("sqlite")
+def test_explain_of_a_symlink_loop_says_the_sync_skipped_it_and_nothing_changed(tiny_library, tmp_path):
+    """A newcomer's `explain deep/self` (self -> ../deep) answered for the folder it leads to, "a folder: 1 file
+    under it" (that file the link's own entry), and `explain loop` (loop -> ..) said "changed since the last sync"
+    of a link untouched, with two equal times."""
+    import os
+
+    docs = tmp_path / "docs"
+    (docs / "deep").mkdir(parents=True)
+    (docs / "deep" / "note.md").write_text("A note on the harbour tides.\n")
+    os.symlink("../deep", docs / "deep" / "self")
+    os.symlink("..", docs / "loop")
+    tiny_library.add_folder(docs, embed=False)
+    (tmp_path / "later.md").write_text("Written after the sync.\n")  # the folders the links lead to change
+    (docs / "deep" / "later.md").write_text("Written after the sync.\n")
+    for link in (docs / "deep" / "self", docs / "loop"):
+        e = tiny_library.explain(str(link))
+        assert (e["path"], e["state"], e["reason"], e["on_disk"]) == (str(link), "skipped", "symlink loop", "as_read")
+    assert tiny_library.explain(str(docs / "deep"))["state"] == "folder"
+
+
+@pytest.mark.engines("sqlite")
 def test_status_files_lists_one_folder(tiny_library, tmp_path, capsys, monkeypatch):
     """`status --files /some/folder` was "unknown state '/some/folder'": a folder in place of STATE, or --in PATH
     beside a state, lists the entries at or below it (a member with its container), never a sibling's."""
