@@ -132,6 +132,21 @@ def test_other_legacy_encodings(tmp_path: Path, encoding: str, text: str) -> Non
     assert extract(write(tmp_path / "a.txt", text.encode(encoding))).text == text
 
 
+@pytest.mark.parametrize("data,text", [
+    # an invoice typed in cp1252 with its euro sign pasted in as UTF-8: read as cp1252 whole it was "234,50 â‚¬"
+    ("Rechnung Nr. 4711\nBetrag: 234,50 ".encode("cp1252") + "€".encode() + "\nFällig am 15.02. – bitte "
+     "überweisen\n".encode("cp1252"), "Rechnung Nr. 4711\nBetrag: 234,50 €\nFällig am 15.02. – bitte überweisen\n"),
+    ("Café ".encode() + "crème brûlée, 5 €".encode("cp1252"), "Café crème brûlée, 5 €"),
+    # cp1252 alone whose "ß“" is a UTF-8 sequence (U+07D3, no Latin letter): still read as cp1252
+    ("Grüße vom „Fuß“ des Bergs, schön.".encode("cp1252"), "Grüße vom „Fuß“ des Bergs, schön."),
+    (("Ein Brief. " * 7000 + "Grüße vom „Fuß“").encode("cp1252"), "Ein Brief. " * 7000 + "Grüße vom „Fuß“"),
+    # Russian in cp1251 whose "Вё" is a UTF-8 sequence ("¸"): its other bytes read as cp1252 are no Western text
+    (("Привет, как дела? Вёрстка готова. " * 3).encode("cp1251"), "Привет, как дела? Вёрстка готова. " * 3),
+])
+def test_utf8_among_cp1252_is_read_as_each_part_was_written(tmp_path: Path, data: bytes, text: str) -> None:
+    assert extract(write(tmp_path / "a.txt", data)).text == text
+
+
 def test_newlines_normalised_and_nul_stripped(tmp_path: Path) -> None:
     doc = extract(write(tmp_path / "a.md", b"one\r\ntwo\rthree\n"))
     assert doc.text == "one\ntwo\nthree\n"
