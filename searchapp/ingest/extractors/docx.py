@@ -1,5 +1,5 @@
 """Word .docx: paragraphs of the main document part (tables' cells included), then foot/endnotes and comments,
-then the parts Word imported whole (altChunk: an HTML or RTF file pasted in as it was, read by their readers),
+then the parts Word imported whole (altChunk: an HTML, MHT or RTF file pasted in as it was, read by their readers),
 then the headers and footers, each paragraph once (every section may repeat the same header in a part of its own).
 
 Reads the WordprocessingML directly through SafeZip; python-docx is only used by the tests.
@@ -140,10 +140,12 @@ def extract_docx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
 
 def _imported_parts(z: SafeZip, main: str, cancel: Optional[CancelToken]) -> list[str]:
     """The text of each part the document imports whole (w:altChunk): HTML by the HTML reader, RTF by the RTF
+    reader, a web page saved as one file (MHT, as tools that build Word files from HTML import it) by the MHTML
     reader, plain text as it is; after the document's own text (their place in it is not kept). A part over
-    MAX_ALT_CHUNK_BYTES, or of another kind (MHT), is left out."""
+    MAX_ALT_CHUNK_BYTES, or of another kind, is left out."""
     from .encoding import decode_text
     from .html import html_to_text
+    from .mhtml import mhtml_text
     from .rtf import rtf_text
 
     out: list[str] = []
@@ -159,6 +161,8 @@ def _imported_parts(z: SafeZip, main: str, cancel: Optional[CancelToken]) -> lis
                 text = html_to_text(decode_text(data), title=False, cancel=cancel)
             elif suffix == ".rtf" or data.lstrip()[:5] == b"{\\rtf":
                 text = rtf_text(data, cancel)[0]
+            elif suffix in (".mht", ".mhtml"):  # testAltChunkMHT.docx was "no text found"
+                text = mhtml_text(data, cancel)
             elif suffix == ".txt":
                 text = decode_text(data)
             else:

@@ -13,7 +13,7 @@ from ...base.types import Document
 from .encoding import clean_text, decode_text, known_codec, read_capped
 from .title import clean_title
 
-__all__ = ["SUFFIXES", "extract_html", "html_document", "html_to_text"]
+__all__ = ["SUFFIXES", "extract_html", "html_document", "html_text", "html_to_text"]
 
 SUFFIXES = frozenset({".htm", ".html", ".xhtml"})
 
@@ -315,6 +315,12 @@ def html_document(data: bytes, declared: Optional[str] = None, cancel: Optional[
     charset = declared if known_codec(declared) else _sniff_charset(data)
     parser = _parse(decode_text(data, declared=charset), cancel)
     return Document(clean_text(parser.text()), kind="html", title=clean_title(parser.title_text))
+
+
+def html_text(data: bytes, declared: Optional[str] = None, cancel: Optional[CancelToken] = None) -> str:
+    """html_document's text without the page's <title> (a page imported into another document)."""
+    charset = declared if known_codec(declared) else _sniff_charset(data)
+    return html_to_text(decode_text(data, declared=charset), title=False, cancel=cancel)
 
 
 def extract_html(path: Path, max_bytes: int, max_chars: Optional[int] = None,

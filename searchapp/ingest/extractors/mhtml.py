@@ -19,10 +19,10 @@ from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from .encoding import read_capped
-from .html import html_document
+from .html import html_document, html_text
 from .mail_parse import parse, parts, parts_note
 
-__all__ = ["SUFFIXES", "extract_mhtml"]
+__all__ = ["SUFFIXES", "extract_mhtml", "mhtml_text"]
 
 SUFFIXES = frozenset({".mht", ".mhtml"})
 
@@ -56,12 +56,25 @@ def extract_mhtml(path: Path, max_bytes: int, max_chars: Optional[int] = None,
     if data is None:
         data = read_capped(path, max_bytes)
     parsed = parse(data)
-    if parsed.msg.get("Content-Type") is None:  # no MIME at all: a plain HTML page under an .mht name
-        return replace(html_document(data, cancel=cancel), kind="mhtml")
-    root = _root(parsed.msg)
+    page, charset = _page(parsed.msg, data)
+    doc = html_document(page, declared=charset, cancel=cancel)
+    note = parts_note(parsed.parts_left_out)
+    return replace(doc, kind="mhtml", notes=doc.notes + ((note,) if note else ()))
+
+
+def _page(msg: Message, data: bytes) -> tuple[bytes, Optional[str]]:
+    """(the page's HTML bytes, the charset its part declares) of a parsed MHTML file of bytes `data`."""
+    if msg.get("Content-Type") is None:  # no MIME at all: a plain HTML page under an .mht name
+        return data, None
+    root = _root(msg)
     if root is None:
         raise ExtractionError("no web page in the MHTML file (no HTML part)")
     payload = root.get_payload(decode=True)  # quoted-printable or base64 undone, leniently
-    doc = html_document(payload if isinstance(payload, bytes) else b"", declared=_charset(root), cancel=cancel)
-    note = parts_note(parsed.parts_left_out)
-    return replace(doc, kind="mhtml", notes=doc.notes + ((note,) if note else ()))
+    return payload if isinstance(payload, bytes) else b"", _charset(root)
+
+
+def mhtml_text(data: bytes, cancel: Optional[CancelToken] = None) -> str:
+    """The visible text of an MHTML file's page, without its <title>: a part a Word file imports whole (docx.py's
+    altChunk, as an imported HTML part is read)."""
+    page, charset = _page(parse(data).msg, data)
+    return html_text(page, declared=charset, cancel=cancel)

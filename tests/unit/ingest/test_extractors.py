@@ -348,23 +348,31 @@ def test_docx_handmade_with_textbox_and_footnotes(tmp_path: Path) -> None:
 
 def test_docx_comments_and_imported_html_and_rtf_parts_are_read(tmp_path: Path) -> None:
     """A reviewer's comments and a file Word imported whole (w:altChunk) were not read, so a document made only of
-    them counted as empty (POI's comment.docx, Tika's testAltChunkHTML.docx)."""
+    them counted as empty (POI's comment.docx, Tika's testAltChunkHTML.docx); an imported web page saved as one file
+    (MHT, Tika's testAltChunkMHT.docx) was left out: "no text found"."""
     rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
     body = (f'<w:document xmlns:w="{W_NS}" xmlns:r="{rel}"><w:body><w:p><w:r><w:t>Main text</w:t></w:r></w:p>'
-            '<w:altChunk r:id="rId7"/><w:altChunk r:id="rId8"/></w:body></w:document>')
+            '<w:altChunk r:id="rId7"/><w:altChunk r:id="rId8"/><w:altChunk r:id="rId10"/></w:body></w:document>')
     comments = (f'<w:comments xmlns:w="{W_NS}"><w:comment w:id="0"><w:p><w:r><w:t>Check the quarterly figures'
                 '</w:t></w:r></w:p></w:comment></w:comments>')
     rels = ('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
             f'<Relationship Id="rId7" Type="{rel}/aFChunk" Target="afchunk.htm"/>'
             f'<Relationship Id="rId8" Type="{rel}/aFChunk" Target="afchunk2.rtf"/>'
             f'<Relationship Id="rId9" Type="{rel}/aFChunk" Target="http://example.com/x.htm" TargetMode="External"/>'
+            f'<Relationship Id="rId10" Type="{rel}/aFChunk" Target="htmlDoc.mht"/>'
             '</Relationships>')
+    mht = (b'MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary="B"\r\n\r\n--B\r\n'
+           b'Content-Type: text/html; charset="windows-1252"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n'
+           b'<html><head><title>MHT import</title></head><body><p>A web page saved whole, caf=E9 au lait=\r\n'
+           b'</p></body></html>\r\n--B--\r\n')
     doc = extract(make_docx(tmp_path / "c.docx", body, {
         "word/comments.xml": comments.encode(), "word/_rels/document.xml.rels": rels.encode(),
         "word/afchunk.htm": b"<html><head><title>HTML import</title><script>x()</script></head>"
                             b"<body><p>Imported <b>paragraph</b></p></body></html>",
-        "word/afchunk2.rtf": rb"{\rtf1\ansi{\fonttbl{\f0 Arial;}}\pard Pasted rich text\par}"}))
-    assert doc.text == "Main text\n\nCheck the quarterly figures\n\nImported paragraph\n\nPasted rich text"
+        "word/afchunk2.rtf": rb"{\rtf1\ansi{\fonttbl{\f0 Arial;}}\pard Pasted rich text\par}",
+        "word/htmlDoc.mht": mht}))
+    assert doc.text == ("Main text\n\nCheck the quarterly figures\n\nImported paragraph\n\nPasted rich text\n\n"
+                        "A web page saved whole, café au lait")
 
 
 def test_docx_with_a_broken_relationships_part_keeps_its_own_text(tmp_path: Path) -> None:
