@@ -251,9 +251,10 @@ def set_entry_date(store: Store, file_id: int, date_ns: Optional[int]) -> None:
 
 
 def set_ocr_state(store: Store, file_id: int, ocr: Optional[str], pages: Optional[Iterable[int]] = None) -> None:
-    """The OCR step's hook: 'pending' when a file waits for OCR, 'done' when its text came from OCR; `pages`:
-    with 'done', the PDF pages whose text OCR gave (None: all of the entry, an image)."""
-    if ocr not in (None, "pending", "done"):
+    """The OCR step's hook: 'pending' when a file waits for OCR, 'done' when its text came from OCR, 'off' for a
+    PDF with pages of no text layer read while OCR was off (sync/ocr_waits.py OCR_OFF); `pages`: with 'done', the
+    PDF pages whose text OCR gave (None: all of the entry, an image)."""
+    if ocr not in (None, "pending", "done", "off"):
         raise ValueError(f"unknown OCR state {ocr!r}")
     listed = ",".join(str(int(n)) for n in sorted(set(pages))) if ocr == "done" and pages is not None else None
     store.db.execute("UPDATE files SET ocr = ?, ocr_pages = ? WHERE id = ?", (ocr, listed, file_id))

@@ -93,7 +93,7 @@ class ScanConfig:
     lockfiles: tuple[str, ...] = _f(DEFAULT_LOCKFILES, "Lockfiles' names, never read, whatever their case: the versions and checksums a package manager pinned (package-lock.json, yarn.lock, poetry.lock, Cargo.lock, go.sum, ...). Each is listed as excluded (\"lockfile\"); an empty list reads them. Names only.")
     max_json_mb: float = _f(1.0, "JSON files larger than this (MB) are left out as data (\"large JSON\"), never read; smaller ones are read as their keys and values, one \"key.path: value\" a line.",
                             min=0.0, max=1_000_000)
-    ocr: bool = _f(True, "Read images (png, jpg, tiff, webp, bmp) and PDF pages without a text layer by OCR, after the text of every other file is indexed (needs the `ocr` extra; off: images are left out and scans keep only their text layer).")
+    ocr: bool = _f(True, "Read images (png, jpg, tiff, webp, bmp) and PDF pages without a text layer by OCR, after the text of every other file is indexed (needs the `ocr` extra; off: images are left out and scans keep only their text layer, until it is on again: then the next sync reads them by OCR).")
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from ...ingest.valid_text import valid_unicode
 from ...store import FileRow
 from ...store.ledger import EMPTY
 from .newer_reader import newer_reader
-from .ocr_waits import pdf_waits_for_ocr, waits_for_ocr
+from .ocr_waits import PENDING, ocr_turned_on, pdf_waits_for_ocr, waits_for_ocr
 from .file_boundary import file_failure, one_line
 from .file_budget import FileBudget, too_long
 from ..members.private_copy import write_private_copy
@@ -197,7 +197,7 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
     if found.members_only:
         return
     ocr = pdf_waits_for_ocr(own, config) if document and own is not None else None
-    if own is None or (document and names and not ocr and not own.text.strip()):
+    if own is None or (document and names and ocr != PENDING and not own.text.strip()):
         # A document of no text of its own but files (a slide of nothing but an embedded PDF) is found by what it
         # holds, as an archive is: "no text found" listed it as a problem beside its members, found (a newcomer).
         # A scan waiting for OCR keeps its wait: its text comes from there.
@@ -233,7 +233,8 @@ def _one_member(key: str, m: Member, old: Optional[FileRow], scanned: ScannedFil
     if not m.data:
         problem(key, old, "skipped", EMPTY, scanned)
         return
-    if old is not None and old.sha256 == sha and old.status == "indexed" and not newer_reader(old):
+    if (old is not None and old.sha256 == sha and old.status == "indexed" and not newer_reader(old)
+            and not ocr_turned_on(old, config)):
         rep.unchanged += 1
         return
     if waits_for_ocr("member" + m.suffix, config):  # an image: read by the OCR step, like an image file

@@ -26,9 +26,16 @@ if TYPE_CHECKING:
     from ...store import FileRow
     from .contract import IndexWriter, SyncReport
 
-__all__ = ["read_from_cache", "OCR_FILES_PER_SYNC", "WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting"]
+__all__ = ["read_from_cache", "NO_TEXT", "OCR_FILES_PER_SYNC", "OCR_OFF", "PENDING", "WAITING", "ocr_turned_on",
+           "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting"]
 
 WAITING = "waiting for OCR"  # files.error of an entry whose only text will come from OCR
+NO_TEXT = "no text found"  # files.error of a document read to no text (a scan read while OCR was off, ...)
+PENDING = "pending"  # files.ocr of an entry whose pages wait for the OCR step
+# files.ocr of a PDF with pages of no text layer, read while [scan] ocr was off: read again once it is on. A scan
+# indexed with OCR off kept "no text found" (or its text layer alone) after OCR was turned on, for ever: the sync
+# called it unchanged, and only images, never opened before, went to the OCR step.
+OCR_OFF = "off"
 
 
 def waits_for_ocr(path: str | os.PathLike[str], config: Config) -> bool:
@@ -37,10 +44,19 @@ def waits_for_ocr(path: str | os.PathLike[str], config: Config) -> bool:
 
 
 def pdf_waits_for_ocr(doc: Document, config: Config) -> Optional[str]:
-    """'pending' for a PDF with pages whose text layer has (almost) no letters, else None."""
-    if not config.scan.ocr or doc.kind != "pdf" or not doc.pages:
+    """PENDING for a PDF with pages whose text layer has (almost) no letters, OCR_OFF for one while [scan] ocr is
+    off, else None."""
+    if doc.kind != "pdf" or not doc.pages or not pages_needing_ocr(doc, len(doc.pages)):
         return None
-    return "pending" if pages_needing_ocr(doc, len(doc.pages)) else None
+    return PENDING if config.scan.ocr else OCR_OFF
+
+
+def ocr_turned_on(old: FileRow, config: Config) -> bool:
+    """Whether an entry read while [scan] ocr was off waits for OCR now that it is on: a PDF marked OCR_OFF, or one
+    read to no text before that mark existed (a no-text PDF read with OCR on is 'done' or pending, never unmarked)."""
+    if not config.scan.ocr:
+        return False
+    return old.ocr == OCR_OFF or (old.ocr is None and old.error == NO_TEXT and old.kind == "pdf")
 
 
 def record_waiting(store: Store, root: RootRow, old: Optional[FileRow], path: str, f: ScannedFile, sha: str, kind: str,

@@ -35,7 +35,7 @@ from .members import Found, index_container, may_be_container, members_by_contai
 from .vanished import Moves, Vanished
 from .newer_reader import newer_reader, newer_reader_of_any, ocrd_by_older
 from .same_passages import SamePassages
-from .ocr_waits import WAITING, pdf_waits_for_ocr, record_waiting, waits_for_ocr
+from .ocr_waits import NO_TEXT, PENDING, WAITING, ocr_turned_on, pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from ...ingest.passages import passages_of
 from .read_ahead import MIN_FILES, Read, ReadAhead, chunking_spec, cpu_sample, second_core_free, usable_cores
 from .read_groups import MIN_GROUPED, ReadInGroups
@@ -194,14 +194,14 @@ class _Sync:
             (title, spans, hashes), kind = passages_of(doc, self.encoder, self.config, self.batcher), doc.kind
             notes, date_ns = doc.notes, doc.date_ns if date_ns is None else date_ns
         if not spans:
-            if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
+            if ocr == PENDING:  # a scan without a text layer: its text comes from the OCR step
                 self.wait_for_ocr(old, path, sha, added=False)
                 return record_waiting(self.store, self.root, old, path, f, sha, kind, self.index, self.rep, date_ns)
             # A plain text of nothing but whitespace is empty, as a file of 0 bytes is (read_file); a document
             # of another format without text ("no text found") may be a scan, or a reader's miss; a drawing without
             # text (an SVG icon) is an image without words: not listed as a problem, as an OCR'd one is not (ocr/step.py)
             empty = kind == "text" and (doc is None or not doc.text.strip())
-            self.problem(old, path, "skipped", EMPTY if empty else "no text found", f, sha=sha, listed=kind != SVG)
+            self.problem(old, path, "skipped", EMPTY if empty else NO_TEXT, f, sha=sha, listed=kind != SVG)
             return
         assert hashes is not None  # passages_of (here or in the worker) gives hashes with its spans
         if old is not None and old.sha256 == sha and old.status == "indexed" and self.same is not None:
@@ -217,7 +217,7 @@ class _Sync:
         if old is None:
             self.rep.added += 1
             self.moves.add(sha, path)
-            if ocr == "pending":  # its scanned pages' text comes from the OCR step
+            if ocr == PENDING:  # its scanned pages' text comes from the OCR step
                 self.wait_for_ocr(old, path, sha, added=True)
         else:
             self.rep.updated += 1
@@ -247,7 +247,7 @@ class _Sync:
                 self.seen.add(path)
                 old = self.existing.get(path)
                 self.reading(files, i)
-                if old is not None and not _needs_reading(old, f) and not self.members_to_read(path):
+                if old is not None and not _needs_reading(old, f, self.config) and not self.members_to_read(path):
                     self.keep_unchanged(path, old, f)
                     continue
                 self.sha_read = None
@@ -295,7 +295,7 @@ class _Sync:
             self.moves.wait(sha, path, added=added)
 
     def members_to_read(self, path: str) -> bool:
-        return _members_to_read(self.existing, self.members, path) or left_out_changed(
+        return _members_to_read(self.existing, self.members, path, self.config) or left_out_changed(
             self.members.get(path, []), self.existing, self.config)
 
     def keep_unchanged(self, path: str, old: FileRow, f: ScannedFile, *, touched: bool = False) -> None:
@@ -363,7 +363,8 @@ class _Sync:
             return self.problem(old, path, "failed", f"cannot read: {exc.strerror or exc}")
         self.sha_read = sha
         same = old is not None and old.sha256 == sha and old.status != "failed"
-        if same and old is not None and not newer_reader(old) and not self.members_to_read(path):
+        if (same and old is not None and not newer_reader(old) and not self.members_to_read(path)
+                and not ocr_turned_on(old, self.config)):
             # Touched, not changed (a chmod, a ctime to check again): kept as it is, however it was left. A
             # skipped file is not extracted again, nor an image without text sent back to OCR.
             self.keep_unchanged(path, old, f, touched=True)
@@ -431,8 +432,8 @@ def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members:
     sizes: list[int] = []
     for i, f in enumerate(files, start=1):
         old = existing.get(stored_name(f.path))
-        for_members = _members_to_read(existing, members, stored_name(f.path))
-        if old is not None and not _needs_reading(old, f) and not for_members:
+        for_members = _members_to_read(existing, members, stored_name(f.path), config)
+        if old is not None and not _needs_reading(old, f, config) and not for_members:
             continue
         # a README may be an mbox: told in-process; a container read again for its members is read there too
         if waits_for_ocr(f.path, config) or may_be_container(f.path) or for_members:
@@ -440,7 +441,8 @@ def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members:
         slot[i] = len(paths)
         paths.append(os.fspath(f.path))
         # the worker skips a file whose bytes are the stored ones: not one to read again with a newer reader
-        old_shas.append(old.sha256 if old is not None and old.status == "indexed" and not newer_reader(old) else None)
+        old_shas.append(old.sha256 if old is not None and old.status == "indexed" and not newer_reader(old)
+                        and not ocr_turned_on(old, config) else None)
         sizes.append(f.size)
     if os.environ.get("SEARCHAPP_NO_READ_AHEAD") or len(paths) < MIN_GROUPED:
         return None, {}
@@ -494,21 +496,24 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
     rep.chunks_removed += rewrite_entry(store, index, old_id, write)
 
 
-def _needs_reading(old: Optional[FileRow], f: ScannedFile) -> bool:
+def _needs_reading(old: Optional[FileRow], f: ScannedFile, config: Config) -> bool:
     """New, changed since the last sync, or failed then (a failure may be gone without a new mtime,
     e.g. after chmod): the file is read again. Unchanged skipped files are not. One left out for its name that the
-    scan lists now is read: `[scan] secret_files` no longer names it (nor `lockfiles`, nor is it over `max_json_mb`)."""
+    scan lists now is read: `[scan] secret_files` no longer names it (nor `lockfiles`, nor is it over `max_json_mb`);
+    so is a scan read while OCR was off, now that it is on (ocr_turned_on)."""
     return (old is None or (old.size, old.mtime_ns) != (f.size, f.mtime_ns) or old.status == "failed"
             or changed_in_place(old.ctime_ns, f.ctime_ns) or newer_reader(old) or left_out_by_name(old.error)
-            or left_out_by_scan(old.error))
+            or left_out_by_scan(old.error) or ocr_turned_on(old, config))
 
 
-def _members_to_read(existing: dict[str, FileRow], members: dict[str, list[str]], path: str) -> bool:
-    """Whether a container is read again for its members (failed ones, or ones an older reader read), or a document
-    whose text came from OCR is read for files its older reader did not look for (newer_reader.ocrd_by_older)."""
+def _members_to_read(existing: dict[str, FileRow], members: dict[str, list[str]], path: str, config: Config) -> bool:
+    """Whether a container is read again for its members (failed ones, ones an older reader read, or scans read
+    while OCR was off, now that it is on), or a document whose text came from OCR is read for files its older reader
+    did not look for (newer_reader.ocrd_by_older)."""
     rows = [existing[k] for k in members.get(path, ())]
     old = existing.get(path)
-    return _member_failed(rows) or newer_reader_of_any(rows) or (not rows and old is not None and ocrd_by_older(old))
+    return (_member_failed(rows) or newer_reader_of_any(rows) or any(ocr_turned_on(r, config) for r in rows)
+            or (not rows and old is not None and ocrd_by_older(old)))
 
 
 def _member_failed(rows: Sequence[FileRow]) -> bool:

@@ -307,6 +307,30 @@ def test_ocr_off_leaves_images_out(tmp_path, make_config, tiny_encoder, monkeypa
     assert counts["ocr_pending"] == 0 and counts["indexed"] == 1
 
 
+@pytest.mark.engines("sqlite")
+def test_scans_read_while_ocr_was_off_wait_for_it_once_it_is_on(tmp_path, make_config, tiny_encoder, monkeypatch):
+    """A newcomer indexed with OCR off, then turned it on: the images went to OCR, but a PDF of a scanned page stayed
+    "no text found" and one with a text layer kept that alone, for ever (the sync called both unchanged)."""
+    from pdf_files import glyph_code_pdf
+
+    from searchapp.library import Library
+    from searchapp.store.ledger import entry_state
+
+    monkeypatch.setenv(ENGINE_ENV, "none")  # no recognition: what waits for it is the point
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    mixed = scan_pdf(docs / "mixed.pdf")
+    scanned = glyph_code_pdf(docs / "scanned.pdf", [[("image", ["Lighthouse"])]], media=b"0 600 400 792")
+    with Library(make_config(models={"reranker": ""}, scan={"ocr": False}), encoder=tiny_encoder) as lib:
+        lib.add_folder(docs, embed=False)
+        assert [entry_state(lib.store, str(p))[0] for p in (mixed, scanned)] == ["indexed", "no_text"]
+        assert lib.sync(embed=False).unchanged == 1  # OCR still off: nothing read again
+        lib.config = make_config(models={"reranker": ""}, scan={"ocr": True})
+        lib.sync(embed=False)
+        assert [entry_state(lib.store, str(p))[0] for p in (mixed, scanned)] == ["ocr_pages_pending", "ocr_pending"]
+        assert lib.search("quarterly invoices", mode="lexical").hits  # its text layer kept meanwhile
+
+
 @needs_rapidocr
 def test_cancel_during_ocr_keeps_the_text_pass(tmp_path, tiny_library, counting):
     docs = tmp_path / "docs"
