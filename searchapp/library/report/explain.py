@@ -24,6 +24,7 @@ from ...store import Store
 from ...store.rows import FileRow
 from ...store.ledger import STATES, entry_notes, entry_state, entry_text, entry_vectors
 from ..members.names import members_like, members_said
+from ..sync.ocr_waits import image_ocr_off
 from ..sync.roots import named_in_library, owning_root
 from .on_disk import moved_to, since_sync
 from .status import scanned_counts
@@ -67,8 +68,9 @@ def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
     if suffix in KNOWN_BINARY_SUFFIXES and suffix not in supported_suffixes():
         if suffix not in image_suffixes():
             return "skipped", f'unsupported type "{suffix}" (not read by any extractor)'
-        if not scan.ocr:  # images are read by OCR alone, as the scan decides
-            return "skipped", f'image "{suffix}": read only by OCR, which is off ([scan] ocr = false)'
+        ocr_off = image_ocr_off(path, config)  # images are read by OCR alone, as the scan decides
+        if ocr_off is not None:
+            return "skipped", ocr_off
     try:
         size = os.stat(on_disk).st_size
     except OSError:

@@ -35,7 +35,7 @@ from ...ingest.valid_text import valid_unicode
 from ...store import FileRow
 from ...store.ledger import EMPTY
 from .newer_reader import newer_reader
-from .ocr_waits import PENDING, ocr_turned_on, pdf_waits_for_ocr, waits_for_ocr
+from .ocr_waits import PENDING, image_ocr_off, ocr_turned_on, pdf_waits_for_ocr, waits_for_ocr
 from .file_boundary import file_failure, one_line
 from .file_budget import FileBudget, too_long
 from ..members.private_copy import write_private_copy
@@ -239,6 +239,10 @@ def _one_member(key: str, m: Member, old: Optional[FileRow], scanned: ScannedFil
         return
     if waits_for_ocr("member" + m.suffix, config):  # an image: read by the OCR step, like an image file
         index_doc(key, old, scanned, sha, Document("", kind="image"), m.date_ns, ocr="pending")
+        return
+    ocr_off = image_ocr_off("member" + m.suffix, config)
+    if ocr_off is not None:
+        problem(key, old, "skipped", ocr_off, scanned)
         return
     copy = write_private_copy(tmp, m.data, m.suffix)
     budget = FileBudget(cancel, config.scan.file_budget_s)  # each member has a file's budget

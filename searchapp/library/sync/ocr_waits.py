@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from ...store import FileRow
     from .contract import IndexWriter, SyncReport
 
-__all__ = ["read_from_cache", "NO_TEXT", "OCR_FILES_PER_SYNC", "OCR_OFF", "PENDING", "WAITING", "ocr_turned_on",
-           "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting"]
+__all__ = ["read_from_cache", "NO_TEXT", "OCR_FILES_PER_SYNC", "OCR_OFF", "PENDING", "WAITING", "image_ocr_off",
+           "ocr_turned_on", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting"]
 
 WAITING = "waiting for OCR"  # files.error of an entry whose only text will come from OCR
 NO_TEXT = "no text found"  # files.error of a document read to no text (a scan read while OCR was off, ...)
@@ -36,6 +36,16 @@ PENDING = "pending"  # files.ocr of an entry whose pages wait for the OCR step
 # indexed with OCR off kept "no text found" (or its text layer alone) after OCR was turned on, for ever: the sync
 # called it unchanged, and only images, never opened before, went to the OCR step.
 OCR_OFF = "off"
+
+
+def image_ocr_off(path: str | os.PathLike[str], config: Config) -> Optional[str]:
+    """Why an image is not read while [scan] ocr is off (said of an archive's or a mail's image, which is an entry
+    where an image file is not opened at all), else None. Said "unsupported type ".png"" before, as if no setting
+    could read it."""
+    suffix = os.path.splitext(os.fspath(path))[1].lower()
+    if config.scan.ocr or suffix not in image_suffixes():
+        return None
+    return f'image "{suffix}": read only by OCR, which is off ([scan] ocr = false)'
 
 
 def waits_for_ocr(path: str | os.PathLike[str], config: Config) -> bool:
@@ -52,10 +62,15 @@ def pdf_waits_for_ocr(doc: Document, config: Config) -> Optional[str]:
 
 
 def ocr_turned_on(old: FileRow, config: Config) -> bool:
-    """Whether an entry read while [scan] ocr was off waits for OCR now that it is on: a PDF marked OCR_OFF, or one
-    read to no text before that mark existed (a no-text PDF read with OCR on is 'done' or pending, never unmarked)."""
+    """Whether an entry read while [scan] ocr was off waits for OCR now that it is on: a PDF marked OCR_OFF, one
+    read to no text before that mark existed (a no-text PDF read with OCR on is 'done' or pending, never unmarked),
+    or an image in an archive or a mail left out for it."""
     if not config.scan.ocr:
         return False
+    if old.status == "skipped" and os.path.splitext(old.path)[1].lower() in image_suffixes():
+        # an archive's or a mail's image (an image file is not opened while OCR is off: new to this sync); one
+        # read before image_ocr_off said why was "unsupported type"
+        return (old.error or "").startswith(("image ", "unsupported type"))
     return old.ocr == OCR_OFF or (old.ocr is None and old.error == NO_TEXT and old.kind == "pdf")
 
 

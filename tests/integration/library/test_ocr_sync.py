@@ -18,6 +18,7 @@ from newer_readers import a_newer_reader
 from scan_files import OCR_ENGINE, needs_rapidocr, scan_pdf, text_image
 
 from searchapp.base.errors import Cancelled
+from searchapp.base.member_paths import MEMBER_SEP
 from searchapp.base.progress import CancelToken
 from searchapp.cli.search_output import hit_line
 from searchapp.ingest.ocr.engine import ENGINE_ENV
@@ -310,7 +311,11 @@ def test_ocr_off_leaves_images_out(tmp_path, make_config, tiny_encoder, monkeypa
 @pytest.mark.engines("sqlite")
 def test_scans_read_while_ocr_was_off_wait_for_it_once_it_is_on(tmp_path, make_config, tiny_encoder, monkeypatch):
     """A newcomer indexed with OCR off, then turned it on: the images went to OCR, but a PDF of a scanned page stayed
-    "no text found" and one with a text layer kept that alone, for ever (the sync called both unchanged)."""
+    "no text found", one with a text layer kept that alone, and a mail's image "unsupported type", for ever (the sync
+    called all three unchanged)."""
+    import io
+    import zipfile
+
     from pdf_files import glyph_code_pdf
 
     from searchapp.library import Library
@@ -321,13 +326,21 @@ def test_scans_read_while_ocr_was_off_wait_for_it_once_it_is_on(tmp_path, make_c
     docs.mkdir()
     mixed = scan_pdf(docs / "mixed.pdf")
     scanned = glyph_code_pdf(docs / "scanned.pdf", [[("image", ["Lighthouse"])]], media=b"0 600 400 792")
+    photo = io.BytesIO()
+    text_image(["Lighthouse"]).save(photo, format="PNG")
+    with zipfile.ZipFile(docs / "trip.zip", "w") as z:
+        z.writestr("notes.txt", "Notes of the trip to the lighthouse.")
+        z.writestr("photo.png", photo.getvalue())
+    member = str(docs / "trip.zip") + MEMBER_SEP + "photo.png"
+    entries = (str(mixed), str(scanned), member)
     with Library(make_config(models={"reranker": ""}, scan={"ocr": False}), encoder=tiny_encoder) as lib:
         lib.add_folder(docs, embed=False)
-        assert [entry_state(lib.store, str(p))[0] for p in (mixed, scanned)] == ["indexed", "no_text"]
-        assert lib.sync(embed=False).unchanged == 1  # OCR still off: nothing read again
+        assert [entry_state(lib.store, p)[0] for p in entries] == ["indexed", "no_text", "skipped"]
+        assert entry_state(lib.store, member)[1].error == 'image ".png": read only by OCR, which is off ([scan] ocr = false)'
+        assert lib.sync(embed=False).unchanged == 3  # OCR still off: nothing read again (the zip and its text too)
         lib.config = make_config(models={"reranker": ""}, scan={"ocr": True})
         lib.sync(embed=False)
-        assert [entry_state(lib.store, str(p))[0] for p in (mixed, scanned)] == ["ocr_pages_pending", "ocr_pending"]
+        assert [entry_state(lib.store, p)[0] for p in entries] == ["ocr_pages_pending", "ocr_pending", "ocr_pending"]
         assert lib.search("quarterly invoices", mode="lexical").hits  # its text layer kept meanwhile
 
 
