@@ -92,6 +92,18 @@ class StageRanks:
 
 
 @dataclass
+class NearCopy:
+    """Another file folded into a search row as a near copy of the row's file (library/search/near_copies.py)."""
+
+    path: str  # its stored path
+    similarity: float  # the share of the two texts' 5-word sequences both hold (Jaccard, 0..1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**member_fields(self.path), "key": self.path, "similarity": self.similarity,
+                "why": f"near copy: {round(100 * self.similarity)}% of the two texts' word sequences are shared"}
+
+
+@dataclass
 class Hit:
     """A search result that keeps every stage's score and rank; no stage overwrites another."""
 
@@ -113,6 +125,8 @@ class Hit:
     common_to: int = 0  # results by file: the passage is text repeated in this many files (one row stands for them)
     copies: list[str] = field(default_factory=list)  # results by file: exact copies of this file (same content)
     copies_unavailable: dict[str, str] = field(default_factory=dict)  # those of `copies` that cannot be read now: why
+    # results by file: other files whose text is almost all this one's (an export, an edited copy), best first
+    near_copies: list[NearCopy] = field(default_factory=list)
     new: bool = False  # a saved search's run: the file was not in its list when it was last opened
     named: bool = False  # listed first for its name: no passage holds the query's words (search/named.py)
     weak: bool = False  # no shared word and far in meaning: the nearest there is, not an answer (search/weak.py)
@@ -181,7 +195,8 @@ class Hit:
                 # the date the window's Date column shows (a message's own): seconds since the epoch, as explain's
                 "date": self.date_ns / 1e9 if self.date_ns is not None else None,
                 "copies": [display_path(p) for p in self.copies],  # as `path` shows a path
-                "copies_unavailable": {display_path(p): why for p, why in self.copies_unavailable.items()}}
+                "copies_unavailable": {display_path(p): why for p, why in self.copies_unavailable.items()},
+                "near_copies": [n.to_json() for n in self.near_copies]}
 
     def _passage_json(self) -> dict[str, Any]:
         s, r = self.scores, self.ranks

@@ -90,6 +90,10 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
             print(f"    +{n} cop{'y' if n == 1 else 'ies'}: " + ", ".join(
                 printable(display_path(p)) + (f" [unavailable: {printable(gone[p])}]" if p in gone else "")
                 for p in h.copies), file=out)
+        near = getattr(h, "near_copies", None)  # other files of this document folded into its row (near_copies.py)
+        if near:
+            print(f"    +{len(near)} near cop{'y' if len(near) == 1 else 'ies'}: " + ", ".join(
+                f"{printable(display_path(n.path))} ({round(100 * n.similarity)}% same text)" for n in near), file=out)
         if getattr(h, "common_to", 0):  # repeated text: this row stands for every file holding it
             print(f"    common to {h.common_to} files (text repeated across files: one row stands for them)", file=out)
 

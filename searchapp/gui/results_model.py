@@ -161,9 +161,12 @@ def _score_why(hit: Hit) -> str:
 
 
 def more_text(hit: Hit) -> str:
-    """'+3' other passages, '+1 copy' of the file, 'common to 267 files' for repeated text; joined by ' · '."""
+    """'+3' other passages, '+1 copy' of the file, '+1 near copy' (another file of this document: an export, an
+    edited copy), 'common to 267 files' for repeated text; joined by ' · '."""
     n = len(hit.copies)
+    near = len(hit.near_copies)
     parts = [f"+{len(hit.more)}" if hit.more else "", f"+{n} cop{'y' if n == 1 else 'ies'}" if n else "",
+             f"+{near} near cop{'y' if near == 1 else 'ies'}" if near else "",
              f"common to {hit.common_to} files" if hit.common_to else ""]
     return " · ".join(p for p in parts if p)
 
@@ -185,6 +188,10 @@ def more_tooltip(hit: Hit) -> str:
         lines += [shown_path(p) + (f" (unavailable: {hit.copies_unavailable[p]})" if p in hit.copies_unavailable
                                      else "") for p in hit.copies[:10]]
         lines += [f"… and {len(hit.copies) - 10} more"] if len(hit.copies) > 10 else []
+    if hit.near_copies:
+        lines.append("Near copies (almost all of their text is this file's):")
+        lines += [f"{shown_path(n.path)} ({round(100 * n.similarity)}% same text)" for n in hit.near_copies[:10]]
+        lines += [f"… and {len(hit.near_copies) - 10} more"] if len(hit.near_copies) > 10 else []
     # Markup the app builds, every piece of file text escaped: Qt would otherwise guess whether it is rich text.
     return "<qt>" + "<br>".join(html.escape(line) for line in lines) + "</qt>"
 
@@ -261,7 +268,7 @@ class ResultsModel(QAbstractTableModel):
                 return score_tooltip(h)
             if col == "Rerank":
                 return movement_tooltip(h)
-            if col == "More" and (h.more or h.copies or h.common_to):
+            if col == "More" and (h.more or h.copies or h.near_copies or h.common_to):
                 return more_tooltip(h)
             if col in ("File", "Folder"):
                 return tooltip(shown_path(h.path))

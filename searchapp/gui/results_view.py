@@ -163,5 +163,5 @@ def fit_columns(view: QTableView) -> None:
     """After new hits: More and Rerank only while some hit has something to show there."""
     model = view.model()
     hits = [model.index(r, 0).data(HIT_ROLE) for r in range(model.rowCount())]
-    view.setColumnHidden(_COL("More"), not any(h.more or h.copies or h.common_to for h in hits))
+    view.setColumnHidden(_COL("More"), not any(h.more or h.copies or h.near_copies or h.common_to for h in hits))
     view.setColumnHidden(_COL("Rerank"), not any(h.ranks.rerank is not None for h in hits))

@@ -28,6 +28,7 @@ from .grouping import MORE_MAX, POOL_FACTOR, FileGroup, group_by_file, file_rank
 from ..query.check import common_words, is_empty_query
 from ..query.syntax import ParsedQuery
 from .meaning_now import PassageEmbedder
+from .near_copies import fold_near_copies
 from .exact_phrase import holding_codes, holding_phrase
 from .few_words import too_few_words
 from .rare_words import holding, rare_terms
@@ -58,6 +59,7 @@ class SearchRequest:
     ef: Optional[int] = None  # HNSW breadth for this search (None: the index's configured ef_search)
     parsed: Optional[ParsedQuery] = None  # the query's syntax; None: `query` searched as typed
     fold_repeats: bool = True  # results by file: exact copies share a row, repeated text fills at most one
+    fold_near_copies: bool = True  # results by file, with fold_repeats: a near copy shares its document's row
     embed_budget: int = 0  # hybrid: passages without a vector embedded on the spot (meaning_now.py), 0: none
     as_typed: bool = False  # --literal: every word searched as typed, none taken for a typo (typos.py)
 
@@ -80,7 +82,8 @@ def search_request(config: Config, query: str, mode: str, *, k: Optional[int], c
     return SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
                          rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters, group=group,
                          fusion=s.fusion, dense_weight=s.dense_weight, ef=ef, parsed=parsed,
-                         fold_repeats=s.fold_repeats, embed_budget=s.embed_on_search, as_typed=literal)
+                         fold_repeats=s.fold_repeats,
+                         fold_near_copies=s.fold_near_copies, embed_budget=s.embed_on_search, as_typed=literal)
 
 
 # What orders a first-stage list, by mode: the fused score in hybrid, the cosine in dense, BM25 in lexical.
@@ -174,6 +177,8 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         hits = _reranked(req, asked.text, hits, rerank, folded, file_of)
         timings["rerank"] = _ms(t0)
         reranked = True
+    if req.group == "file" and req.fold_repeats and req.fold_near_copies:  # one row a document (near_copies.py)
+        hits = fold_near_copies(store, hits, file_of, req.k)
     hits = _final(req, hits, no_meaning)
     if cand.qvec is not None and encode_query is not None:  # a passage meaning found opens where it says so
         meaning_focus(hits, asked.text, cand.qvec, encode_query)

@@ -1,0 +1,116 @@
+"""Near copies in a search's file ranking (decision 0198): report.pdf beside the report.docx it was exported from,
+thesis-v2.docx beside thesis-v3.docx with a paragraph changed. Exact copies (the same bytes) already share a row
+(folding.py); a near copy is another file whose text is almost all this one's.
+
+What counts as one document is decided from the stored passage texts, never from their vectors: a search's
+folding is silent (a row folded is a file a person does not see), and a cosine threshold means something else
+under every bi-encoder a person may choose (an e5 or a random test model puts unrelated passages at 0.9), while
+"93% of its 5-word sequences are in the other file" means the same whatever the model. Two files are near copies
+when the Jaccard of their texts' sets of SHINGLE-word sequences (words case-folded, punctuation ignored, each
+passage on its own: no sequence spans two passages) is at least NEAR_COPY: a PDF export, the same document saved
+again, a copy with a few sentences edited. Not so:
+
+- two different documents that share a passage (a licence header, a mail signature, a cover page): the passage's
+  sequences are a small part of both texts, whatever this query matched in them;
+- a later version that changed a lot (a quarter of its sentences rewritten is below NEAR_COPY);
+- a short excerpt of a long report: the union is the report's.
+
+The cost follows the rows, not the library. Only the first POOL rows (at least POOL_MIN, 3 k past that) are
+looked at; each is compared only with the rows kept above it, and only where the query's best passages of the two
+already share half of the smaller's sequences (two copies of one document are found by the same words in the
+same place; their best passages are one text, or overlap where chunking cut them apart): a search with no copies
+reads nothing more. Where that gate opens, both files' texts are read (their first TEXT_PASSAGES passages, once a
+search) and compared. The best-ranked row stays where it is and lists the others (`Hit.near_copies`); the rows
+after it move up, and the top k is filled from the rows below.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping, Optional, Sequence
+
+from ...base.types import Hit, NearCopy
+from ...store import Store
+
+__all__ = ["fold_near_copies", "shingles", "resemblance", "NEAR_COPY", "SHINGLE", "POOL_MIN", "TEXT_PASSAGES"]
+
+SHINGLE = 5  # words a sequence: long enough that two documents on one subject share few, short enough for edits
+# Calibrated on real files (decision 0198): tika's testPDF_Version.*.pdf (one document saved by ten PDF writers),
+# a DOCX and its copy with two paragraphs rewritten, and different documents sharing a licence header.
+NEAR_COPY = 0.80
+GATE = 0.5  # the share of the smaller best passage's sequences the other row's best passage must hold
+POOL_MIN = 30  # rows looked at, at least: a top 10 folding two copies each is still 10 rows
+TEXT_PASSAGES = 400  # passages of a file read to compare it (a book's first ~60,000 words): the cost capped
+_WORD = re.compile(r"\w+")
+
+
+def shingles(text: str) -> set[int]:
+    """The SHINGLE-word sequences of `text` (case-folded words), hashed; a shorter text is one sequence."""
+    words = _WORD.findall(text.casefold())
+    if len(words) <= SHINGLE:
+        return {hash(tuple(words))} if words else set()
+    return {hash(tuple(words[i:i + SHINGLE])) for i in range(len(words) - SHINGLE + 1)}
+
+
+def resemblance(a: set[int], b: set[int]) -> float:
+    """Jaccard of two sets of sequences (0 where either is empty)."""
+    if not a or not b:
+        return 0.0
+    both = len(a & b)
+    return both / (len(a) + len(b) - both)
+
+
+def _gate(a: set[int], b: set[int]) -> bool:
+    """Whether two rows' best passages share GATE of the smaller's sequences: worth reading the whole files."""
+    return bool(a and b) and len(a & b) >= GATE * min(len(a), len(b))
+
+
+class _FileTexts:
+    """Each file's sequences, read once a search and only when asked."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.of: dict[int, set[int]] = {}
+
+    def __call__(self, file_id: int) -> set[int]:
+        got = self.of.get(file_id)
+        if got is None:
+            ids = self.store.chunk_ids_of_file(file_id)[:TEXT_PASSAGES]
+            got = set().union(*(shingles(r.text) for r in self.store.chunks(ids).values())) if ids else set()
+            self.of[file_id] = got
+        return got
+
+
+def fold_near_copies(store: Store, hits: Sequence[Hit], file_of: Mapping[int, int], k: int) -> list[Hit]:
+    """`hits` (rows by file, in their final order) with each near copy folded into the first row of its document
+    (`near_copies` of that row, best first); the rows past the pool follow as they were. `file_of`: a row's
+    passage id -> its file id."""
+    pool = list(hits[: max(POOL_MIN, 3 * k)])
+    best = [shingles(h.text) for h in pool]
+    texts = _FileTexts(store)
+    kept: list[int] = []
+    for i, h in enumerate(pool):
+        into = _near_row(pool, kept, i, best, file_of, texts)
+        if into is None:
+            kept.append(i)
+        else:
+            j, share = into
+            pool[j].near_copies.append(NearCopy(h.path, round(share, 4)))
+    return [pool[i] for i in kept] + list(hits[len(pool):])
+
+
+def _near_row(pool: Sequence[Hit], kept: Sequence[int], i: int, best: Sequence[set[int]],
+              file_of: Mapping[int, int], texts: _FileTexts) -> Optional[tuple[int, float]]:
+    """The kept row above `i` whose file `i`'s is a near copy of, and their resemblance; None: a document of its
+    own. A row whose file is not known (none here) is never folded."""
+    fi = file_of.get(pool[i].chunk_id)
+    if fi is None:
+        return None
+    for j in kept:
+        fj = file_of.get(pool[j].chunk_id)
+        if fj is None or fj == fi or not _gate(best[i], best[j]):
+            continue
+        share = resemblance(texts(fi), texts(fj))
+        if share >= NEAR_COPY:
+            return j, share
+    return None
