@@ -94,11 +94,12 @@ def test_json_shape_and_missing_reranker_notice(indexed, capsys):
                         "ocr",  # whether the text came from OCR
                         "common_to", "copies",  # repeated text and exact copies folded into the row
                         "copies_unavailable",  # those copies on a missing folder or drive, and why
+                        "near_copies",  # other files of this document (an export, an edited copy) folded in
                         "named", "weak",  # listed first for its name; no shared word and far in meaning
                         "rare_word",  # holds a query word the model does not know and few passages hold
                         "exact_phrase", "focus",  # holds the query word for word; the sentence meaning chose
                         "date"}  # the file's date (a message's own), seconds
-    assert hit["common_to"] == 0 and hit["copies"] == [] and hit["named"] is False and hit["weak"] is False
+    assert hit["common_to"] == 0 and hit["copies"] == [] and hit["near_copies"] == [] and hit["named"] is False and hit["weak"] is False
     assert hit["rare_word"] is False  # "magma": a word the model reads whole (search/rare_words.py)
     assert hit["container"] is None and hit["member"] is None and hit["key"] == hit["path"]
     assert hit["available"] is True and isinstance(hit["date"], float) and hit["date"] > 1e9

@@ -177,9 +177,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         hits = _reranked(req, asked.text, hits, rerank, folded, file_of)
         timings["rerank"] = _ms(t0)
         reranked = True
-    if req.group == "file" and req.fold_repeats and req.fold_near_copies:  # one row a document (near_copies.py)
-        hits = fold_near_copies(store, hits, file_of, req.k)
-    hits = _final(req, hits, no_meaning)
+    hits = _final(req, hits, no_meaning, store, file_of)
     if cand.qvec is not None and encode_query is not None:  # a passage meaning found opens where it says so
         meaning_focus(hits, asked.text, cand.qvec, encode_query)
         timings["focus"] = _ms(t0)
@@ -490,8 +488,12 @@ def _reranked(req: SearchRequest, text: str, hits: list[Hit], rerank: Callable[[
     return head + tail
 
 
-def _final(req: SearchRequest, hits: list[Hit], no_meaning: set[int]) -> list[Hit]:
-    """The top `req.k`, each with its final rank and the label of the score it shows."""
+def _final(req: SearchRequest, hits: list[Hit], no_meaning: set[int], store: Store,
+           file_of: Mapping[int, int]) -> list[Hit]:
+    """The top `req.k`, each with its final rank and the label of the score it shows; by file, a near copy of a
+    row above it folded into that row first (near_copies.py: the next file takes its place)."""
+    if req.group == "file" and req.fold_repeats and req.fold_near_copies:
+        hits = fold_near_copies(store, hits, file_of, req.k)
     hits = hits[: req.k]
     for r, h in enumerate(hits, start=1):
         h.ranks.final = r

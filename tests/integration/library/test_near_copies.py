@@ -1,0 +1,112 @@
+"""Near copies share a row in results by file (library/search/near_copies.py, decision 0198): a document saved
+again with a sentence edited is one row, the place it frees filled by the next file; two different documents that
+share a licence paragraph, and a version that changed a lot, keep their own rows."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+
+import pytest
+
+from searchapp.cli.search_output import print_hits
+
+pytestmark = pytest.mark.engines("sqlite")
+
+REPORT = [
+    "The heat pump was installed in the cellar in March and replaced the old oil boiler.",
+    "Its coefficient of performance stayed above three during the cold weeks of January.",
+    "The radiators in the upper rooms were exchanged for larger ones to run at lower water temperatures.",
+    "A buffer tank of two hundred litres keeps the compressor from starting too often.",
+    "The electricity bill rose by a third while the oil deliveries stopped altogether.",
+    "Noise from the outdoor unit is lower than the neighbours feared and stays under forty decibels.",
+    "The installer recommends a service every second year and a check of the refrigerant pressure.",
+    "Hot water is heated once a day to sixty degrees to keep legionella away.",
+]
+EDITED = REPORT[:5] + ["Noise from the outdoor unit is lower than the neighbours feared: under forty decibels."] + REPORT[6:]
+REWRITTEN = REPORT[:2] + [
+    "In the second winter the heat pump ran on a new tariff that is cheaper at night.",
+    "The buffer tank was removed because the controller now modulates the compressor.",
+    "Solar panels on the garage roof cover a quarter of the yearly electricity use.",
+    "The outdoor unit was moved behind the shed after the hedge grew into it.",
+    "A smart thermostat lowers the flow temperature whenever the rooms are warm enough.",
+    "Hot water now comes from a separate heat pump boiler in the laundry room.",
+]
+LICENCE = ("Permission is hereby granted free of charge to any person obtaining a copy of this software to deal in "
+           "the software without restriction.")
+PARSER = ["The parser reads each page's text layer and keeps the reading order of its columns.",
+          "A page without any text is sent to optical character recognition before indexing.",
+          "Tables are read row by row and each cell is separated from the next by a vertical bar.",
+          "Footnotes are moved to the end of the page so they do not split a sentence in two."]
+RELEASE = ["Before a release the whole test suite runs on every supported operating system.",
+           "The changelog gets one line for each change a user can notice in the program.",
+           "The commit is tagged with the version number and the wheel is uploaded afterwards.",
+           "A short announcement goes to the mailing list with the most important changes."]
+OTHERS = {"boiler.md": "# Old boiler\n\nThe oil boiler in the cellar needed a new burner nozzle every winter.\n",
+          "garden.md": "# Garden\n\nThe heat of the summer dried the lawn; the pump of the well ran every evening.\n"}
+
+
+def _doc(title: str, sentences: list[str], first: str = "") -> str:
+    return f"# {title}\n\n" + (first + "\n\n" if first else "") + "\n\n".join(sentences) + "\n"
+
+
+@pytest.fixture
+def lib(tmp_path, make_config, tiny_encoder):
+    """Passages of a sentence or two (48 word pieces), so the licence is a passage of its own in both files."""
+    from searchapp.library import Library
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    files = {"heat-pump.md": _doc("Heat pump report", REPORT), "heat-pump (edited).md": _doc("Heat pump report", EDITED),
+             "heat-pump-2025.md": _doc("Heat pump, second winter", REWRITTEN),
+             "parser-notes.md": _doc("Parser notes", PARSER, LICENCE),
+             "release-checklist.md": _doc("Release checklist", RELEASE, LICENCE), **OTHERS}
+    for name, text in files.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    with Library(make_config(models={"reranker": ""}, chunking={"max_tokens": 48, "overlap": 0}),
+                 encoder=tiny_encoder) as library:
+        library.add_folder(docs)
+        yield library
+
+
+def _names(hits):
+    return [h.path.rsplit("/", 1)[-1] for h in hits]
+
+
+def _search(lib, query, k, fold=True):
+    saved = lib.config
+    lib.config = dataclasses.replace(saved, search=dataclasses.replace(saved.search, fold_near_copies=fold))
+    try:
+        return lib.search(query, mode="lexical", k=k, rerank=False)
+    finally:
+        lib.config = saved
+
+
+QUERY = "heat pump outdoor unit noise decibels compressor cellar"
+
+
+def test_a_near_copy_shares_the_row_and_the_next_file_takes_its_place(lib):
+    every = _names(_search(lib, QUERY, 10, fold=False).hits)
+    assert {"heat-pump.md", "heat-pump (edited).md"} <= set(every)
+    res = _search(lib, QUERY, 3)
+    rows = _names(res.hits)
+    assert len(rows) == 3 and len(set(rows) & {"heat-pump.md", "heat-pump (edited).md"}) == 1, rows
+    kept = next(h for h in res.hits if h.near_copies)
+    assert _names(kept.near_copies) == list({"heat-pump.md", "heat-pump (edited).md"} - {_names([kept])[0]})
+    assert 0.8 <= kept.near_copies[0].similarity < 1.0
+    # the freed place went to the next file of the unfolded list, and the version that changed a lot is no copy
+    assert rows == [n for n in every if n not in _names(kept.near_copies)][:3]
+    assert "heat-pump-2025.md" in _names(_search(lib, QUERY, 10).hits)
+    out = io.StringIO()
+    print_hits(res, color=False, out=out)
+    assert "+1 near copy: " in out.getvalue() and "% same text)" in out.getvalue()
+    near = kept.to_json()["near_copies"]
+    assert [n["key"] for n in near] == [kept.near_copies[0].path] and "near copy" in json.dumps(near)
+
+
+def test_a_shared_licence_does_not_make_two_documents_one(lib):
+    """Both files are found by the licence passage, identical in both: the gate opens, the whole texts differ."""
+    hits = _search(lib, "permission granted free of charge to deal in the software without restriction", 5).hits
+    assert {"parser-notes.md", "release-checklist.md"} <= set(_names(hits))
+    assert not any(h.near_copies for h in hits), [(h.path, h.near_copies) for h in hits]
