@@ -110,3 +110,16 @@ def test_a_shared_licence_does_not_make_two_documents_one(lib):
     hits = _search(lib, "permission granted free of charge to deal in the software without restriction", 5).hits
     assert {"parser-notes.md", "release-checklist.md"} <= set(_names(hits))
     assert not any(h.near_copies for h in hits), [(h.path, h.near_copies) for h in hits]
+
+
+def test_the_windows_more_column_lists_near_copies_as_text():
+    """The results list's More column and its tooltip (the window reads them from the hit; plain text escaped)."""
+    pytest.importorskip("PySide6")
+    from searchapp.base.types import Hit, NearCopy
+    from searchapp.gui.results_model import more_text, more_tooltip
+
+    hit = Hit(chunk_id=1, path="/docs/report.pdf", page=None, start=0, end=0, text="",
+              near_copies=[NearCopy("/docs/<b>report</b>.docx", 0.95)])
+    assert more_text(hit) == "+1 near copy"
+    tip = more_tooltip(hit)
+    assert "Near copies" in tip and "/docs/&lt;b&gt;report&lt;/b&gt;.docx (95% same text)" in tip
