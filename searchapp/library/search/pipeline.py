@@ -82,8 +82,8 @@ def search_request(config: Config, query: str, mode: str, *, k: Optional[int], c
     return SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
                          rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters, group=group,
                          fusion=s.fusion, dense_weight=s.dense_weight, ef=ef, parsed=parsed,
-                         fold_repeats=s.fold_repeats,
-                         fold_near_copies=s.fold_near_copies, embed_budget=s.embed_on_search, as_typed=literal)
+                         fold_repeats=s.fold_repeats, fold_near_copies=s.fold_near_copies,
+                         embed_budget=s.embed_on_search, as_typed=literal)
 
 
 # What orders a first-stage list, by mode: the fused score in hybrid, the cosine in dense, BM25 in lexical.
