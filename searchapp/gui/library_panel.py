@@ -340,36 +340,7 @@ class LibraryPanel(QWidget):
         self.remove_prompt: Optional[QMessageBox] = None
         self.folder_dialog: Optional[QFileDialog] = None  # the last Add Folder… (or Moved…) chooser
         self.menu: Optional[QMenu] = None  # the last folder's menu (right-click)
-        self.tree = QTreeWidget()
-        self.tree.setObjectName("libraryView")
-        self.tree.setAccessibleName("Indexed folders")
-        # The time column is roots.last_sync, which the sync writes (store.touch_root) when a folder's words pass
-        # ends: every file compared with the disk and the changed ones read. Their meaning (the embedding pass) and
-        # the text of scans (the OCR step) come after it, for every folder of the sync together, so no time is
-        # stored per folder for the end of a sync, and a 14-minute re-sync read "14 min ago" as it ended under
-        # "Last sync". The value is right for what it is and nothing else reads it (the scan compares each file's
-        # size, times and hash, never this time), so the window names it for what it is rather than the sync
-        # moving when it writes it: "Checked", with what comes after in the tooltip.
-        self.tree.setHeaderLabels(["Folder", "Files", "Passages", "Checked"])
-        self.tree.headerItem().setToolTip(3, CHECKED_TIP)
-        self.tree.setRootIsDecorated(False)
-        self.tree.setSelectionMode(QTreeWidget.SelectionMode.ExtendedSelection)
-        self.tree.itemSelectionChanged.connect(self._update_buttons)
-        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.tree.customContextMenuRequested.connect(self._show_menu)
-        # The counts are always whole; a folder shows its own name, and under it where it is, cut in its middle by
-        # whole folders (name_first.py): one line cut in the middle, "/tmp/s…n/home" had lost the name a person
-        # knows it by, and beside the name, in the ~120 px the counts leave at 1280×800, two folders named "files"
-        # both read "files /t…nc"; cut at its start, every folder under one long parent read "…omer-files".
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        self.tree.setItemDelegateForColumn(0, NameFirstDelegate(self.tree, below=True))
-        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        header = self.tree.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for c in (1, 2, 3):
-            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.viewport().installEventFilter(self)  # its width decides which counts fit (_fit_columns)
+        self.tree = self._folder_tree()
         self.hint = QLabel("Drop folders or files here, or use Add Folder.")
         self.hint.setWordWrap(True)
         # A move (Moved…, `searchapp moved`) stopped halfway, as `status` says it: both places stand in the library
@@ -416,6 +387,40 @@ class LibraryPanel(QWidget):
         lay.addLayout(row)
         lay.addLayout(below)
         self._update_buttons()
+
+    def _folder_tree(self) -> QTreeWidget:
+        """The folders of the library, one row each: name (and where it is), Files, Passages, Checked."""
+        tree = QTreeWidget()
+        tree.setObjectName("libraryView")
+        tree.setAccessibleName("Indexed folders")
+        # The time column is roots.last_sync, which the sync writes (store.touch_root) when a folder's words pass
+        # ends: every file compared with the disk and the changed ones read. Their meaning (the embedding pass) and
+        # the text of scans (the OCR step) come after it, for every folder of the sync together, so no time is
+        # stored per folder for the end of a sync, and a 14-minute re-sync read "14 min ago" as it ended under
+        # "Last sync". The value is right for what it is and nothing else reads it (the scan compares each file's
+        # size, times and hash, never this time), so the window names it for what it is rather than the sync
+        # moving when it writes it: "Checked", with what comes after in the tooltip.
+        tree.setHeaderLabels(["Folder", "Files", "Passages", "Checked"])
+        tree.headerItem().setToolTip(3, CHECKED_TIP)
+        tree.setRootIsDecorated(False)
+        tree.setSelectionMode(QTreeWidget.SelectionMode.ExtendedSelection)
+        tree.itemSelectionChanged.connect(self._update_buttons)
+        tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        tree.customContextMenuRequested.connect(self._show_menu)
+        # The counts are always whole; a folder shows its own name, and under it where it is, cut in its middle by
+        # whole folders (name_first.py): one line cut in the middle, "/tmp/s…n/home" had lost the name a person
+        # knows it by, and beside the name, in the ~120 px the counts leave at 1280×800, two folders named "files"
+        # both read "files /t…nc"; cut at its start, every folder under one long parent read "…omer-files".
+        tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        tree.setItemDelegateForColumn(0, NameFirstDelegate(tree, below=True))
+        tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        header = tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for c in (1, 2, 3):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        tree.viewport().installEventFilter(self)  # its width decides which counts fit (_fit_columns)
+        return tree
 
     def add_below(self, widget: QWidget) -> None:
         """Another part of the pane (the saved searches), under the folders."""

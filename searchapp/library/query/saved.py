@@ -23,7 +23,6 @@ import builtins
 import os
 import logging
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Optional, Protocol, Sequence, TypedDict, TypeVar, Unpack
 
 from ...base.config import Config, check_setting
@@ -33,13 +32,14 @@ from ...store.history import SEARCHES_DB, SavedSearch, SearchesDB, SearchesError
 from .check import is_empty_query
 from .length import capped_query
 from .syntax import moved_folders
+from ..resources.undo_file import Rewrite
 
 if TYPE_CHECKING:
     from ...store.postgres.pg_searches import PgSearches
     from ...base.types import Hit
     from .filters import SearchFilters
 
-__all__ = ["SearchHistory", "SavedSearches", "Rewrite", "SavedSearch", "SearchingLibrary", "SearchAnswer", "SearchOptions", "SEARCHES_DB", "SearchesError", "check_name", "counted_hits"]
+__all__ = ["SearchHistory", "SavedSearches", "SavedSearch", "SearchingLibrary", "SearchAnswer", "SearchOptions", "SEARCHES_DB", "SearchesError", "check_name", "counted_hits"]
 
 log = logging.getLogger(__name__)
 NAME_MAX = 200
@@ -122,25 +122,6 @@ class SearchHistory:
             return 0
         with db:
             return db.clear_history()
-
-
-@dataclass(frozen=True)
-class Rewrite:
-    """A saved search's query as a move found it (`before`) and as it left it (`after`): said, and kept for Undo."""
-
-    name: str
-    before: str
-    after: str
-
-    def to_json(self) -> list[str]:
-        return [self.name, self.before, self.after]
-
-    @classmethod
-    def from_json(cls, value: object) -> Optional["Rewrite"]:
-        """One kept in an undo note (undo_file.py), or None for anything else there."""
-        if isinstance(value, list) and len(value) == 3 and all(isinstance(v, str) for v in value):
-            return cls(*value)
-        return None
 
 
 class SearchOptions(TypedDict, total=False):

@@ -401,7 +401,6 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     keep = library_keep(config.models.pooling, meta, bool(embedded or chunks))
     identity = _identity(config, keep)
     vectors, unusable, consistent = _vectors_check(db, index, embedded)
-    m = config.models
     during_reindex = reindex_notice(db)
     rate = remembered_rate(db)
     # How passages were embedded is a question only once some were (a first sync still reading words has none).
@@ -418,9 +417,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     if len(unusable):
         notes.append(_unusable_note(len(unusable)))
         reindex_needed = reindex_needed or notes[-1]
-    failed, failed_groups, failed_states = group_in_states(
-        [(state, (f.path, f.status, f.error or "")) for state, f in problem_files_in_state(db, owner)])
-    not_indexed, member_groups = not_indexed_entries(db, owner=owner)
+    failed, failed_states, not_indexed, member_groups = _not_indexed(db, owner)
     entries = db.file_counts()
     cut, cut_count = cut_entries(db, owner, CUT_SHOWN)
     stopped = stopped_sync(db, owner=owner) if writer is None else None
@@ -447,7 +444,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         read_by_older=older,
         bi_encoder=_bi_encoder_status(config, meta, identity),
         reranker=_reranker_status(config),
-        device=describe_device(m.device, m.threads),
+        device=describe_device(config.models.device, config.models.threads),
         notes=notes,
         embedded=embedded,
         meaning_rate=rate,
@@ -457,10 +454,19 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         left_out=excluded_by_rule(db, owner),
         cut=cut,
         cut_count=cut_count, passwords_hidden=noted_count(db, HIDDEN_NOTE, owner),  # decision 0197
-        member_groups={**failed_groups, **member_groups},
+        member_groups=member_groups,
         query_path=_query_path(config, data_dir, identity),
         passage_path=_passage_path(config, identity),
     )
+
+
+def _not_indexed(db: Store, owner: Optional[str]) -> tuple[list[Row], dict[Row, str], list[Row], MemberGroups]:
+    """The entries that failed, grouped and by state, and those not indexed, with the members of each container
+    among them: status's lists of what was not read."""
+    failed, failed_groups, failed_states = group_in_states(
+        [(state, (f.path, f.status, f.error or "")) for state, f in problem_files_in_state(db, owner)])
+    not_indexed, member_groups = not_indexed_entries(db, owner=owner)
+    return failed, failed_states, not_indexed, {**failed_groups, **member_groups}
 
 
 def _vectors_check(db: Store, index: Optional[IndexIds | InStore], embedded: int) -> tuple[int, np.ndarray, bool]:

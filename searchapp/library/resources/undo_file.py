@@ -20,13 +20,32 @@ from typing import TYPE_CHECKING, Any, Optional, Protocol
 from ...base.errors import DataDirError, SearchAppError
 from ...base.private import refuse_untrusted_file, write_private_text
 from ...store.removed_roots import forget_removed, load_removed, save_removed
-from ..query.saved import Rewrite
 
 if TYPE_CHECKING:
     from ...store import Store
 
-__all__ = ["UNDO_SECONDS", "FILE_NAME", "remove_undoable", "undo_last_remove", "drop_expired", "remember_move",
+__all__ = ["Rewrite", "UNDO_SECONDS", "FILE_NAME", "remove_undoable", "undo_last_remove", "drop_expired", "remember_move",
            "MoveUndo", "kept_move", "note_move_begun", "move_was_begun", "forget_move_begun", "moves_halfway"]
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A saved search's query as a move found it (`before`) and as it left it (`after`): said, and kept for Undo."""
+
+    name: str
+    before: str
+    after: str
+
+    def to_json(self) -> list[str]:
+        return [self.name, self.before, self.after]
+
+    @classmethod
+    def from_json(cls, value: object) -> Optional["Rewrite"]:
+        """One kept in an undo note (below), or None for anything else there."""
+        if isinstance(value, list) and len(value) == 3 and all(isinstance(v, str) for v in value):
+            return cls(*value)
+        return None
+
 
 UNDO_SECONDS = 60.0  # as the window's Undo (gui/undo_remove.py)
 FILE_NAME = "undo-remove.sqlite"

@@ -20,7 +20,7 @@ from ...base.stored_names import disk_path, stored_name
 from ...base.plural import scanned_counts
 from ...ingest.exclude import Excluder
 from ...ingest.fsnames import is_within
-from ..query.saved import Rewrite
+from ..resources.undo_file import Rewrite
 from ..resources.undo_file import (MoveUndo, forget_move_begun, move_was_begun, note_move_begun, remember_move,
                                    remove_undoable)
 from .roots import library_place, owning_root
