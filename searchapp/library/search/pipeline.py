@@ -38,7 +38,7 @@ from .respelled import respelled
 from .typos import Typos, typo_fixed
 from .result import (COMMON, DID_YOU_MEAN, LISTING, LISTING_NOTICE, RESPELLED, TYPO, WEAK, Notice, SearchResult,
                      common_text)
-from .weak import WEAK_NOTICE, is_weak
+from .weak import mark_weak, unread_words
 
 __all__ = ["Candidates", "SearchResult", "SearchRequest", "run_search", "search_request", "mark_available",
            "searched_words"]
@@ -185,7 +185,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     if folded is not None:  # the copies listed are those in the search's scope (folding.py)
         mark_folded(store, hits, file_of, folded, asked.scope.filters.where() if asked.scope is not None else None)
     timings["total"] = _ms(t0)
-    notices = _respelled(asked) + _weak_and_common(req, cand, hits, common)
+    notices = _respelled(asked) + _weak_and_common(req, asked, cand, hits, common, reads_whole)
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group,
                         notices=notices, words_matched=bool(cand.lexical) or req.mode == "dense" or not cand.words,
@@ -224,16 +224,20 @@ def _meaning_counted(scores: Mapping[int, StageScores], few: AbstractSet[int]) -
     return {c: 0.0 if c in few else s.dense for c, s in scores.items()}
 
 
-def _weak_and_common(req: SearchRequest, cand: Candidates, hits: list[Hit], common: list[str]) -> list[Notice]:
+def _weak_and_common(req: SearchRequest, asked: _Asked, cand: Candidates, hits: list[Hit], common: list[str],
+                     reads_whole: Optional[Callable[[str], bool]]) -> list[Notice]:
     """Each row marked weak or not, and the notices of the query's words: only common ones; every row weak. Weak
-    says "no shared word": known only where the words side ran (not dense mode, not only common words)."""
+    says "no shared word": known only where the words side ran (not dense mode, not only common words). Where no
+    passage holds any query word and the model reads none whole, a higher cosine is weak too (weak.py, decision
+    0200). Marks and notes only: the rows are already in order."""
     words_asked = req.mode != "dense" and cand.words
-    for h in hits:
-        h.weak = words_asked and is_weak(h)
     notices = [Notice(COMMON, common_text(common))] if common else []
-    if hits and all(h.weak for h in hits):
-        notices.append(Notice(WEAK, WEAK_NOTICE))
-    return notices
+    if not words_asked:
+        for h in hits:
+            h.weak = False
+        return notices
+    weak = mark_weak(hits, unread_words(asked.text, reads_whole) if not cand.lexical else [])
+    return notices + ([Notice(WEAK, weak)] if weak else [])
 
 
 def _word_evidence(req: SearchRequest, asked: _Asked, store: Store, cand: Candidates, scored: _Scored,

@@ -12,7 +12,8 @@ from searchapp.base.types import Hit, StageScores
 from searchapp.cli.main import main
 from searchapp.library import Library
 from searchapp.library.search.result import COMMON, WEAK
-from searchapp.library.search.weak import WEAK_COSINE, WEAK_NOTICE, is_weak
+from searchapp.library.search.weak import (UNREAD_COSINE, WEAK_COSINE, WEAK_NOTICE, is_weak, mark_weak,
+                                          unread_notice, unread_words)
 
 TEXTS = {
     "volcano.txt": "Lava from the volcano flowed down the slope and buried the village road in basalt.",
@@ -37,6 +38,25 @@ def test_the_rule():
     named = _hit(dense=low)
     named.named = True
     assert not is_weak(named)
+    # a query the model reads only in pieces (decision 0200): a cosine under UNREAD_COSINE is no answer either
+    assert is_weak(_hit(dense=UNREAD_COSINE - 0.05), UNREAD_COSINE) and not is_weak(_hit(dense=UNREAD_COSINE + 0.01),
+                                                                                    UNREAD_COSINE)
+    known = {"invoice", "due"}.__contains__
+    assert unread_words("zzzqqq qqxx", known) == ["zzzqqq", "qqxx"]
+    assert unread_words("zzzqqq invoice", known) == [] and unread_words("zzzqqq", None) == []
+    rows = [_hit(dense=0.33), _hit(dense=0.30)]  # the newcomer's "zzzqqq": 0.29-0.37 to everything
+    assert mark_weak(rows, ["zzzqqq"]) == unread_notice(["zzzqqq"]) and all(h.weak for h in rows)
+    assert mark_weak(rows, []) is None and not any(h.weak for h in rows)  # a query the model reads: near enough
+
+
+def test_a_made_up_word_is_said_to_be_held_by_no_passage(lib, capsys):
+    """`search zzzqqq` listed "Haystack Needle Haystack" at match 0.28 and said nothing (a newcomer): a word the
+    model reads in pieces sits at cosine ~0.3 to everything."""
+    res = lib.search("zzzqqq", mode="hybrid")
+    assert res.hits and all(h.weak for h in res.hits), [(h.path, h.scores.dense) for h in res.hits]
+    assert res.said(WEAK) == unread_notice(["zzzqqq"]) and "no passage holds “zzzqqq”" in res.said(WEAK)
+    answered = lib.search("volcano zzzqqq", mode="hybrid")  # a word some passage holds: the usual rule
+    assert answered.said(WEAK) is None and not answered.hits[0].weak
 
 
 @pytest.fixture(scope="module")
