@@ -38,7 +38,7 @@ from .mail_parse import parse, parts, parts_note
 from .registry import sniffable, sniffed_suffix, takes_data
 from .ziputil import MAX_TOTAL_BYTES, TRUNCATED, SafeZip, bomb_reason, entry_name
 
-__all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
+__all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container", "is_listing_text",
            "container_suffix", "hashed_with_bytes", "named_container", "may_be_container", "iter_members", "split_member", "display_path", "member_key",
            "listing", "is_listing", "extract_archive", "read_member"]
 
@@ -412,6 +412,13 @@ def listing(container: str, names: Sequence[str]) -> str:
     why)", the reasons of a zip of 135 imploded members were its text: it came first for "moby dick whale", its
     snippet the error, and first for "unsupported compression method"."""
     return f"{container}: {_counted(container, names)}\n" + "\n".join(shown_member(n) for n in names)
+
+
+def is_listing_text(container: str, text: str) -> bool:
+    """Whether `text` is `container`'s listing (listing above: its name, then how many members), as a document of
+    no text of its own but files is stored: told by its heading, its name being no archive's (is_listing)."""
+    heading = r": \d+ (?:member|message)s?(?: and \d+ (?:inside them|attachments?))?(?:\n|$)"  # _counted's
+    return re.match(re.escape(os.path.basename(container)) + heading, text) is not None
 
 
 def _counted(container: str, names: Sequence[str]) -> str:

@@ -19,6 +19,9 @@ for the members left after that folding, a zip's listing ("notes-backup.zip: 2 m
 found no member answering "sourdough starter" and took a row of its own, first of all for "sourdough OR volcano"
 (0.73, its members' notes 0.44). Like the other folding of results by file (folding.py), it is not done in results by
 passage, where every passage is a row.
+
+`similar` compares no listing (listing_entry): `similar notes-backup.zip` compared the zip's listing, names only,
+and answered its own member first (a newcomer); a listing said nothing of any other file either.
 """
 
 from __future__ import annotations
@@ -26,11 +29,19 @@ from __future__ import annotations
 from typing import Iterable, Mapping, Sequence
 
 from ...base.member_paths import name_words, split_member
-from ...ingest.extractors.members import is_listing
+from ...ingest.extractors.members import is_listing, is_listing_text
 from ...store.cjk import is_cjk
+from ...store.rows import ChunkRow
 from .snippet import holds_terms, query_terms
 
-__all__ = ["answered_listings"]
+__all__ = ["answered_listings", "listing_entry"]
+
+
+def listing_entry(row: ChunkRow) -> bool:
+    """Whether the entry of `row` (its first passage: an entry's passages are all its listing or none of them, and
+    only the first starts with the listing's heading) is a container's listing: an archive's or a mailbox's own entry, or a document of no text of its own but files,
+    stored as its listing (sync/members.py)."""
+    return is_listing(row.path) or is_listing_text(row.path, row.text)
 
 
 def answered_listings(query: str, passages: Sequence[int], file_of: Mapping[int, int], texts: Mapping[int, str],

@@ -15,6 +15,10 @@ row as in a search (folding.py: the copy shown, `Hit.copies`), so k rows are k c
 While meaning fills (`by_words`), the files meaning cannot compare yet follow the meaning rows, found by the
 source's distinctive words (similar_words.py, decision 0159): marked `by = "words"`, scored by words, never by a
 cosine. With meaning complete there are none.
+
+A container's listing (its name and its members' names, listings.py) is compared neither as the source nor as a
+candidate: `similar notes-backup.zip` compared the zip's names and answered its own member first (a newcomer). A
+source that is only a listing says so and names a member to ask of instead.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import numpy as np
 
 from ...ann import VectorIndex
 from ...base.errors import ConfigError
-from ...base.member_paths import display_path, key_of, split_member
+from ...base.member_paths import DISPLAY_SEP, display_path, key_of, split_member
 from ...base.types import StageRanks, StageScores
 from ...store import Store
 from ...store.rows import FileRow
@@ -35,6 +39,7 @@ from ..resources.blas_limit import one_blas_thread
 from ..members.names import members_like, members_said
 from ..query.filters import SearchFilters
 from .filter_scope import FilterScope
+from .listings import listing_entry
 from .folding import Folded, copies_of, fold_copies, mark_folded
 from .meaning_now import PassageEmbedder
 from .result import SAME, Notice, SearchResult
@@ -78,6 +83,7 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     if not src_ids:
         where = f"page {page} of {path}" if page is not None else path
         raise ConfigError(f"{where} has no indexed passages")
+    _not_a_listing(store, path, src_ids[0])
     if len(src_ids) > MAX_SOURCE_PASSAGES:
         src_ids = [src_ids[i] for i in np.linspace(0, len(src_ids) - 1, MAX_SOURCE_PASSAGES).astype(int)]
     result = SearchResult(source.path, "similar", [], False)
@@ -98,6 +104,17 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     if scope is not None:
         result.filter_stats = scope.stats
     return result
+
+
+def _not_a_listing(store: Store, path: str, first: int) -> None:
+    """Raises where the source is a container's listing (listings.listing_entry), naming a member to ask of."""
+    row = store.chunks([first]).get(first)
+    if row is None or not listing_entry(row) or row.ordinal != 0:
+        return
+    names = row.text.split("\n")[1:2]
+    ask = f" (`searchapp similar \"{display_path(path)}{DISPLAY_SEP}{names[0]}\"`)" if names and names[0] else ""
+    raise ConfigError(f"{display_path(path)} is a container: its only passage lists its members' names, which says "
+                      f"nothing of what they hold; ask `similar` of one of its members{ask}")
 
 
 def _by_meaning(store: Store, index: VectorIndex, dim: int, source: FileRow, src_ids: list[int], k: int,
@@ -170,7 +187,11 @@ def _scored(store: Store, shortlist: list[int], src_vecs: np.ndarray, src_ids: l
     with vectors, best first."""
     scored = []
     for fid in shortlist:
-        ids, vecs = store.vectors(store.chunk_ids_of_file(fid), dim)
+        own = store.chunk_ids_of_file(fid)
+        first = store.chunks(own[:1])
+        if not own or any(listing_entry(r) for r in first.values()):  # names only: says nothing of what they hold
+            continue
+        ids, vecs = store.vectors(own, dim)
         if not len(ids):
             continue
         with one_blas_thread():

@@ -769,3 +769,19 @@ def test_remove_and_undo_count_files_on_disk_not_the_messages_inside(tiny_librar
     assert tiny_library.undo_remove() == (str(d), 2)
     st = tiny_library.status()
     assert st.files.get("indexed") == 2 and st.members.get("indexed") == 3, (st.files, st.members)  # all put back
+
+
+@pytest.mark.engines("sqlite")
+def test_similar_compares_no_listing_of_a_containers_names(tiny_library, docs):
+    """`similar notes-backup.zip` compared the zip's listing (its members' names) and answered its own member first
+    (a newcomer): a listing is compared neither as the source nor as a candidate."""
+    from searchapp.ingest.extractors.members import is_listing_text, listing
+
+    tiny_library.add_folder(docs)
+    with pytest.raises(ConfigError, match="lists its members' names.*archive.zip › folder/report.txt"):
+        tiny_library.similar(str(docs / "archive.zip"))
+    rows = _names(tiny_library.similar(str(docs / "letter.eml"), k=20))
+    assert rows and not any(p.endswith(("archive.zip", "bundle.tar.gz", "mailbox.mbox", "inner.zip")) for p in rows)
+    # a document of no text of its own but files is stored as its listing too (sync/members.py)
+    assert is_listing_text("/d/slides.pptx", listing("slides.pptx", ["deck.pdf"]))
+    assert not is_listing_text("/d/slides.pptx", "slides.pptx: 2 members of the board met on Monday")
