@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import logging
 import posixpath
-import re
 from pathlib import Path
 from typing import Optional
 from xml.etree.ElementTree import Element
 
 from ...base.errors import ExtractionError
+from ...base.natural_order import natural_key
 from ...base.progress import CancelToken
 from ...base.types import Document
 from .encoding import clean_text
@@ -37,7 +37,6 @@ _ALT_CHUNK = "/aFChunk"  # the relationship of an imported part (w:altChunk)
 MAX_ALT_CHUNK_BYTES = 16 * 2**20  # one imported part: an HTML or RTF file pasted into a letter
 _HEADER_FOOTER = ("/header", "/footer")  # the relationships of the main part to its headers' and footers' parts
 MAX_HEADER_BYTES = 4 * 2**20  # one header or footer part: a few KB in a real letter (a logo is an image part)
-_NUMBER = re.compile(r"(\d+)")
 
 
 def _main_part(z: SafeZip) -> str:
@@ -184,11 +183,11 @@ def _headers_and_footers(z: SafeZip, main: str, budget: list[int], cancel: Optio
     except ExtractionError as exc:  # a broken .rels: the document's own text still counts
         log.info("%s: headers and footers not read: %s", path, exc)
         return []
-    parts = sorted({(type_.endswith("/footer"), _natural(part), part) for type_, part in rels
+    parts = sorted({(type_.endswith("/footer"), natural_key(part)) for type_, part in rels
                     if type_.endswith(_HEADER_FOOTER) and z.find(part)})
     out: list[str] = []
     seen: set[str] = set()
-    for _, _, part in parts:
+    for _, (_, part) in parts:  # headers, then footers, each by number (header10 after header9)
         found: list[str] = []
         try:
             _stream_part(z, z.find(part) or part, found, budget, cancel, MAX_HEADER_BYTES)
@@ -204,7 +203,3 @@ def _headers_and_footers(z: SafeZip, main: str, budget: list[int], cancel: Optio
             break
     return out
 
-
-def _natural(part: str) -> tuple[object, ...]:
-    """header10.xml after header9.xml."""
-    return tuple(int(s) if s.isdigit() else s for s in _NUMBER.split(part))

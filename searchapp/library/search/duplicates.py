@@ -33,6 +33,7 @@ import numpy as np
 from ...ann import VectorIndex
 from ...base.errors import ConfigError
 from ...base.member_paths import display_path
+from ...base.natural_order import natural_key
 from ...base.progress import CancelToken, ProgressFn, report
 from ...ingest.fsnames import one_name_each
 from ...store import Store
@@ -146,8 +147,8 @@ def _exact_groups(store: Store) -> tuple[list[list[str]], dict[int, str]]:
         groups[sha].append(path)
         sha_of[fid] = sha
     # Two names of one file (a link, a linked folder, a hard link) are no copies: deleting "the copy" deleted it
-    copies = (one_name_each(g) for g in groups.values() if len(g) > 1)
-    return sorted((g for g in copies if len(g) > 1), key=lambda g: (-len(g), g[0])), sha_of
+    copies = (sorted(one_name_each(g), key=natural_key) for g in groups.values() if len(g) > 1)
+    return sorted((g for g in copies if len(g) > 1), key=lambda g: (-len(g), natural_key(g[0]))), sha_of
 
 
 def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[int], *,
@@ -218,15 +219,15 @@ def _without_short(store: Store, chunk_ids: np.ndarray, file_of: np.ndarray, a_o
 
 def report_near(store: Store, found: _Found, out: DuplicateReport) -> None:
     """Add the scored near pairs `found` ([(similarity, file, file, [(similarity, chunk, chunk)])]) to `out.near`,
-    best first, each pair's files in path order with their passage texts; a file or passage deleted meanwhile
+    best first, each pair's files in natural path order (orig(2) before orig(10)) with their passage texts; a file or passage deleted meanwhile
     is left out."""
     paths = store.file_paths()
     texts = store.chunks([c for f in found for _, a, b in f[3] for c in (a, b)])
-    found.sort(key=lambda f: (-f[0], paths.get(f[1], ""), paths.get(f[2], "")))
+    found.sort(key=lambda f: (-f[0], natural_key(paths.get(f[1], "")), natural_key(paths.get(f[2], ""))))
     for sim, one, other, pairs in found:
         if one not in paths or other not in paths:
             continue
-        a, b = (one, other) if paths[one] <= paths[other] else (other, one)
+        a, b = (one, other) if natural_key(paths[one]) <= natural_key(paths[other]) else (other, one)
         flip = a != one
         near = NearPair(paths[a], paths[b], min(sim, 1.0))
         for psim, ca, cb in pairs:

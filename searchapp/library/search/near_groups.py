@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Protocol
 
 from ...base.member_paths import display_path
+from ...base.natural_order import natural_key
 
 __all__ = ["NearGroup", "near_groups"]
 
@@ -73,12 +74,12 @@ def near_groups(near: Sequence[NearPairLike], exact: list[list[str]], threshold:
         members[root(pair.a)].append(i)
     copy_of = {p: n for n, g in enumerate(exact) for p in g}  # a file -> its exact group
     groups = [_group(near, places, copy_of, threshold, one_document) for places in members.values()]
-    return sorted(groups, key=lambda g: (-g.lowest, -len(g.paths), g.paths[0]))
+    return sorted(groups, key=lambda g: (-g.lowest, -len(g.paths), natural_key(g.paths[0])))
 
 
 def _group(near: Sequence[NearPairLike], places: list[int], copy_of: dict[str, int], threshold: float,
            one_document: float) -> NearGroup:
-    paths = sorted({p for i in places for p in (near[i].a, near[i].b)})
+    paths = sorted({p for i in places for p in (near[i].a, near[i].b)}, key=natural_key)
     weakest = min(places, key=lambda i: (near[i].similarity, -i))  # of equals, the one listed last
     group = NearGroup(paths, places, weakest, near[weakest].similarity, max(near[i].similarity for i in places))
     # Content, not files, is what the pairs link: exact copies are one node of the graph, alike by their bytes.

@@ -187,3 +187,19 @@ def test_a_near_pair_that_may_be_two_documents_comes_with_a_caution(indexed, cap
         assert main(["--data-dir", str(config.data_dir), "duplicates", "--threshold", threshold]) == 0
         out = capsys.readouterr().out
         assert (f"  ({CAUTION})" in out) is low, out
+
+
+@pytest.mark.engines("sqlite")
+def test_exact_copies_are_listed_in_the_order_a_person_counts(tiny_library, tmp_path):
+    """A newcomer's `duplicates` listed orig(10).pdf … orig(19).pdf before orig(2).pdf (base/natural_order.py)."""
+    from searchapp.base.natural_order import natural_key
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in (10, 2, 1, 19, 3):
+        (docs / f"orig({n}).txt").write_text("The same quarterly rota, copied many times over.\n")
+    tiny_library.add_folder(docs, embed=False)
+    rep = tiny_library.duplicates(threshold=0.99)
+    assert [Path(p).name for p in rep.exact[0]] == [f"orig({n}).txt" for n in (1, 2, 3, 10, 19)]
+    assert sorted(["a10", "a9", "a09x", "b", "a" + "9" * 5000], key=natural_key) == ["a9", "a09x", "a10",
+                                                                                     "a" + "9" * 5000, "b"]
