@@ -120,9 +120,12 @@ def _passages_detail(total: SyncReport) -> str:
     """How the written passages got their vectors. After `--words-only` none did: saying "the rest reused" then
     (as this line did) hid that meaning is still to come."""
     detail = f"{total.chunks_embedded} embedded"
+    if total.chunks_reused:  # "1258 embedded" after 1,288 were said to wait: the 30 copies were not said (a newcomer)
+        detail += (f", {total.chunks_reused} reused from copies of their text" if total.chunks_reused > 1 else
+                   ", 1 reused from a copy of its text")
     # the meaning pass embeds every passage waiting, this folder's or not: a sync of one subfolder that printed
     # "0 passages written (2314 embedded)" for 37 s said nothing of why (a newcomer)
-    earlier = total.chunks_embedded - total.chunks_added
+    earlier = total.chunks_embedded + total.chunks_reused - total.chunks_added
     if earlier > 0:  # "at least": some written now may be copies of passages already waiting (one vector each)
         detail += (": each had waited for its meaning since an earlier sync" if not total.chunks_added else
                    f": at least {earlier:,} of them had waited for their meaning since an earlier sync")
@@ -130,7 +133,7 @@ def _passages_detail(total: SyncReport) -> str:
         # Not "`searchapp index` embeds them" where another process's meaning pass does (its note says so)
         return (f"{detail}; {total.chunks_pending} in the library still to embed, searchable by words now"
                 + ("" if total.embedded_by else ": `searchapp index` embeds them"))
-    return detail + (", the rest reused" if total.chunks_added > total.chunks_embedded else "")
+    return detail + (", the rest reused" if total.chunks_added > total.chunks_embedded + total.chunks_reused else "")
 
 
 def print_report(total: SyncReport, as_json: bool) -> None:

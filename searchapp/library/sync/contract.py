@@ -109,6 +109,8 @@ class SyncReport:
     chunks_added: int = 0
     chunks_removed: int = 0
     chunks_embedded: int = 0  # passages that went through the bi-encoder (the rest reused stored vectors)
+    # waiting passages the meaning pass gave the vector of a copy of their text, not encoded again
+    chunks_reused: int = 0
     # passages stored for their words whose vectors are still to come (after a words-only or cancelled sync)
     chunks_pending: int = 0
     # the process whose meaning pass embeds them (a writer that let this update in between its batches), else None
@@ -198,7 +200,7 @@ class SyncReport:
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "members", "added", "updated", "members_written", "unchanged", "removed", "moved", "moved_members", "renumbered",
                      "moved_not_indexed", "moved_waiting", "moved_failed", "skipped", "quiet", "moved_quiet", "ocr_pending", "failed",
-                     "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread", "not_documents"):
+                     "chunks_added", "chunks_removed", "chunks_embedded", "chunks_reused", "chunks_pending", "reread", "not_documents"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for mine, theirs in ((self.not_document_types, other.not_document_types),
                              (self.left_out_by_rules, other.left_out_by_rules),

@@ -199,15 +199,15 @@ class Updates:
                     self.vectors.mark_current()
                     embedded, n = meaning_progress(self.store)
                     report(progress, "searchable", embedded, n, f"{n} passages searchable by words")
-                    total.chunks_embedded += self._embed(encoder, progress, cancel,
-                                                         self._ocr_from_cache() if resumer is None else ())
+                    self._embed(total, encoder, progress, cancel,
+                                self._ocr_from_cache() if resumer is None else ())
                 # OCR after the words and the meaning of every other file (pages take seconds each); the text
                 # it finds is committed like phase 1's and embedded by the pass after it.
                 if resumer is None:  # the writer that handed over reads the scans after its meaning pass
                     total.merge(self._ocr(work, encoder, progress, cancel, total, vanished))
                 vanished.settle(total)  # a scan renamed has its text from the OCR cache now, its meaning reused
                 if embed and self.store.pending_count():
-                    total.chunks_embedded += self._embed(encoder, progress, cancel)
+                    self._embed(total, encoder, progress, cancel)
                 total.chunks_pending = self.store.pending_count()
                 rate.save()  # a short pass's rate too (it saves every SAVE_EVERY_S while it runs)
                 if resumer is not None and total.chunks_pending:
@@ -269,14 +269,20 @@ class Updates:
         where none wait (there is no index on files.ocr): asked once a sync."""
         return self.config.scan.ocr and bool(pending_ocr_files(self.store, 1))
 
-    def _embed(self, encoder: PassageEncoder, progress: Optional[ProgressFn], cancel: Optional[CancelToken],
-               later: Sequence[int] = ()) -> int:
+    def _embed(self, total: SyncReport, encoder: PassageEncoder, progress: Optional[ProgressFn],
+               cancel: Optional[CancelToken], later: Sequence[int] = ()) -> None:
         """The meaning pass (every waiting passage but those of the files `later`), stepping aside between batches
-        for a writer waiting its turn."""
+        for a writer waiting its turn; counted into `total`: the texts encoded, and the waiting passages that took
+        the vector of a copy of their text instead ("1258 embedded" after 1,288 were said to wait: a newcomer)."""
+        waiting = self.store.pending_count()
         with Handover(self.turn, self.vectors, lambda: self.models.check_library(self.store), progress,
                       cancel) as handover:
-            return embed_pending(self.store, encoder, self.vectors, progress, cancel, batch=sync_module.BATCH_CHUNKS,
-                                 between=handover.between, wanted=self.wanted, ready=self.ready, later=later)
+            encoded = embed_pending(self.store, encoder, self.vectors, progress, cancel,
+                                    batch=sync_module.BATCH_CHUNKS, between=handover.between, wanted=self.wanted,
+                                    ready=self.ready, later=later)
+        total.chunks_embedded += encoded
+        # not the files `later` (the OCR step's, still waiting) nor passages another writer added in between
+        total.chunks_reused += max(0, waiting - self.store.pending_count() - encoded)
 
     def _ocr_from_cache(self) -> list[int]:
         """The files the OCR step right after the meaning pass rewrites from its cache (ocr_waits.read_from_cache)."""
