@@ -262,7 +262,9 @@ def cmd_explain(args: argparse.Namespace, config: Config, progress: TerminalProg
     print(f"  folder: {folder}")
     if info.get("indexed_path") not in (None, info["path"]):  # a shared library's, mounted here by library.path_map
         print(f"  indexed by: {printable(info['machine'])}, as {printable(info['indexed_path'])}")
-    print(f"  state: {info['state']}" + (f" ({printable(info['reason'])})" if info["reason"] else ""))
+    # a reason that only says the state again is said once ("state: empty (empty)" for an empty file: a newcomer)
+    said = info["reason"] if info["reason"] and info["reason"].strip().casefold() != info["state"].casefold() else ""
+    print(f"  state: {info['state']}" + (f" ({printable(said)})" if said else ""))
     if info.get("on_disk") not in (None, "as_read"):  # the file now, beside what the last sync read
         print(f"  on disk: {printable(info['on_disk_note'])}")
     if info["rule"]:

@@ -83,6 +83,7 @@ def test_explain_and_status_files_cli(tmp_path, tiny_bi_encoder_dir, tiny_encode
     docs.mkdir()
     (docs / "a.txt").write_text("Lemurs eat fruit in Madagascar.\n")
     (docs / "blank.html").write_text("<html><body> </body></html>")  # read, no text found
+    (docs / "empty.txt").write_bytes(b"")
     data = tmp_path / "lib"
     data.mkdir()
     (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n')
@@ -94,6 +95,8 @@ def test_explain_and_status_files_cli(tmp_path, tiny_bi_encoder_dir, tiny_encode
     assert info["state"] == "indexed" and "Lemurs" in info["text"]
     out = _run(capsys, data, "explain", str(docs / "a.txt"))
     assert "state: indexed" in out.stdout and "passages: 1" in out.stdout and "note:" not in out.stdout
+    out = _run(capsys, data, "explain", str(docs / "empty.txt"))  # said "state: empty (empty)" (a newcomer)
+    assert "  state: empty\n" in out.stdout, out.stdout
     out = _run(capsys, data, "status", "--files", "no_text", "--json")
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)["files"]
