@@ -15,7 +15,7 @@ from ..base.types import Hit
 from ..library.search.similar_hit import SimilarHit
 from ..library.search.snippet import best_snippet
 from ..library.search.few_words import MIN_WORDS, too_few_words
-from ..library.search.weak import WEAK_COSINE
+from ..library.search.weak import UNREAD_COSINE, WEAK_COSINE
 from .highlight import highlight_html, snippet, utf16_spans
 from .plain import shown_folder, shown_name, shown_path, tooltip
 
@@ -127,7 +127,8 @@ def _bold() -> QFont:
 
 
 WEAK_TIP = (f"Weak match: it shares no word with the query and is far from it in meaning (cosine under "
-            f"{WEAK_COSINE:.2f}): the nearest there is, not an answer")
+            f"{WEAK_COSINE:.2f}, or under {UNREAD_COSINE:.2f} where the model reads the query's words only in pieces): "
+            f"the nearest there is, not an answer")
 FEW_WORDS_TIP = (f"Weak match: it shares no word with the query, and its text is too short for its meaning to count "
                  f"(fewer than {MIN_WORDS} words): the nearest there is, not an answer")
 
