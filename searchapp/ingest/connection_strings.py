@@ -25,17 +25,19 @@ __all__ = ["connection_passwords", "hide_connection_passwords", "CONNECTION_MARK
 
 # The userinfo of a URL with a password: "://", a user (none in `redis://:pw@`), ":", the password, "@". RFC 3986
 # ends the authority at "/", "?" or "#", so neither holds one; quotes and angle brackets end a URL in text, and a
-# comma a host of a multi-host URL (`https://foo.com:123,foo:bar@bar.com`: "123," is a port). Begun at
-# its literal "://", the engine skips from one URL to the next at the speed of a substring search, and the
-# possessive runs never backtrack: each "://" costs at most its 385 characters, whatever the text around it.
-_USERINFO = re.compile(r"://(?P<user>[^\s/?#@:\"'<>]{0,128}+):(?P<password>[^\s/?#@,\"'<>]{1,256}+)@")
+# comma a host of a multi-host URL (`https://foo.com:123,foo:bar@bar.com`: "123," is a port). The password runs to
+# the authority's last "@": people write one unescaped (`mysql://root:Xk9@q2Lm@db`), and ending it at the first "@"
+# left "q2Lm" in the index, or all of it where the part before was too short to judge. Begun at its literal "://",
+# the engine skips from one URL to the next at the speed of a substring search; the user's run never backtracks
+# and the password's backtracks within its 256 characters: each "://" costs a few hundred steps at most.
+_USERINFO = re.compile(r"://(?P<user>[^\s/?#@:\"'<>]{0,128}+):(?P<password>[^\s/?#,\"'<>]{1,256})@")
 # A JDBC URL's or a query's password parameter (`?user=u&password=…`, SQL Server's `;password=…`): begun at the "=",
 # rare in prose, with its name asserted behind it; read as a URL's only when a "://" stands before it in the same
 # word (looked for in _URL_BACK characters, no more).
 _PARAMETER = re.compile(r"=(?:(?<=[?&;]password=)|(?<=[?&;]pwd=))(?P<password>[^\s&;#\"'<>]{1,256}+)", re.IGNORECASE)
 _URL_BACK = 2048
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,31}$")
-_LOOKED_AT = 1000  # URLs with a password looked at, at most: a text of a million costs this many looks
+_LOOKED_AT = 1000  # passwords judged, at most: a text of a million costs this many judgements
 CONNECTION_MARKS = ("://",)  # what a library's stored passages are asked for (SQL LIKE, decision 0184's way)
 HIDDEN_NOTE = "secret: a password written in a connection string hidden"  # `status` counts the entries noted so
 _MASK = "*"
@@ -43,19 +45,20 @@ log = logging.getLogger(__name__)
 
 
 def connection_passwords(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, scheme) of each password written out in a connection string of `text`, in order."""
+    """(start, end, scheme) of each password written out in a connection string of `text`, in order. Past
+    _LOOKED_AT of a kind, each is hidden unjudged: a text holding more was read with the later ones in it (1,000
+    docs' samples, then a live password), and hiding a sample costs nothing but its stars."""
     found: list[tuple[int, int, str]] = []
     if "://" not in text:  # the common case, at the speed of a substring search
         return found
     for n, m in enumerate(_USERINFO.finditer(text)):
-        if n >= _LOOKED_AT:
-            break
         scheme = _scheme(text, m.start())
-        if is_credential(unquote(m.group("password")), f"{scheme} {unquote(m.group('user'))}"):
+        if n >= _LOOKED_AT or is_credential(unquote(m.group("password")), f"{scheme} {unquote(m.group('user'))}"):
             found.append((m.start("password"), m.end("password"), scheme))
     for n, m in enumerate(_PARAMETER.finditer(text)):
-        if n >= _LOOKED_AT:
-            break
+        if n >= _LOOKED_AT:  # no URL looked for before it either: each look reads up to _URL_BACK characters
+            found.append((m.start("password"), m.end("password"), ""))
+            continue
         url = _url_before(text, m.start())
         if url >= 0 and is_credential(unquote(m.group("password")), _scheme(text, url)):
             found.append((m.start("password"), m.end("password"), _scheme(text, url)))
