@@ -97,6 +97,8 @@ class NearCopy:
 
     path: str  # its stored path
     similarity: float  # the share of the two texts' 5-word sequences both hold (Jaccard, 0..1)
+    # its file's id in the store searched: its own exact copies, folded before it was, are listed too (folding.py)
+    file_id: Optional[int] = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {**member_fields(self.path), "key": self.path, "similarity": self.similarity,

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 
 from ...base.member_paths import split_member
-from ...base.types import Hit
+from ...base.types import Hit, NearCopy
 from ...ingest.fsnames import other_files
 from ...store import Store
 from ...store.ledger import files_by_id
@@ -133,14 +133,30 @@ def mark_folded(store: Store, hits: list[Hit], file_of: Mapping[int, int], folde
     together: only a file with one among the candidates is looked up (no scan of every file's hash at each
     search)."""
     shown = {file_of[h.chunk_id]: h for h in hits if h.chunk_id in file_of}
-    copies = copies_of(store, {folded.sha_of[f] for f in shown if f in folded.sha_of}, where)
+    near = {n.file_id: folded.sha_of[n.file_id] for h in hits for n in h.near_copies if n.file_id in folded.sha_of}
+    copies = copies_of(store, {folded.sha_of[f] for f in shown if f in folded.sha_of} | set(near.values()), where)
     for fid, h in shown.items():
         sha = folded.sha_of.get(fid)
         # its own other names (a link to it, a hard link) are the file itself, not a copy (decision 0192)
         h.copies = other_files(h.path, copies.get(sha, [])) if sha is not None else []
+        _near_copies_copies(h, near, copies)
         key = folded.common_key.get(fid)
         if key is not None:
             h.common_to = max(store.files_with_phrase(phrase_of(folded.phrase[key])), MIN_FILES)
+
+
+def _near_copies_copies(h: Hit, near: Mapping[int, str], copies: Mapping[str, list[str]]) -> None:
+    """A near copy's own exact copies listed with it among `h.near_copies`: they left the candidates for its row
+    before that row was folded into `h` (near_copies.py), and were then in no row at all (report.pdf folded under
+    report.docx, "report (1).pdf" beside it nowhere)."""
+    listed = {n.path for n in h.near_copies}
+    for n in list(h.near_copies):
+        sha = near.get(n.file_id) if n.file_id is not None else None
+        for path in other_files(n.path, copies.get(sha, [])) if sha is not None else []:
+            if path not in listed and path != h.path:
+                listed.add(path)
+                h.near_copies.append(NearCopy(path, n.similarity, n.file_id))
+    h.near_copies.sort(key=lambda n: -n.similarity)  # best first, each copy beside its near copy (a stable sort)
 
 
 def copies_of(store: Store, hashes: Iterable[str], where: Optional[Fragment] = None) -> dict[str, list[str]]:

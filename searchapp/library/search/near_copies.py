@@ -95,7 +95,7 @@ def fold_near_copies(store: Store, hits: Sequence[Hit], file_of: Mapping[int, in
             kept.append(i)
         else:
             j, share = into
-            pool[j].near_copies.append(NearCopy(h.path, round(share, 4)))
+            pool[j].near_copies.append(NearCopy(h.path, round(share, 4), file_of.get(h.chunk_id)))
     return [pool[i] for i in kept] + list(hits[len(pool):])
 
 

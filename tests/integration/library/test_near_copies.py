@@ -105,6 +105,18 @@ def test_a_near_copy_shares_the_row_and_the_next_file_takes_its_place(lib):
     assert [n["key"] for n in near] == [kept.near_copies[0].path] and "near copy" in json.dumps(near)
 
 
+def test_a_near_copys_exact_copy_is_listed_with_it(lib, tmp_path):
+    """The exact copy leaves the candidates for its twin's row (folding.py) before that row folds as a near copy:
+    listed nowhere, it was a file the search found and no row showed."""
+    for name, sentences in (("heat-pump copy.md", REPORT), ("heat-pump (edited) copy.md", EDITED)):  # whichever folds
+        (tmp_path / "docs" / name).write_text(_doc("Heat pump report", sentences), encoding="utf-8")
+    lib.sync()
+    hits = _search(lib, QUERY, 3).hits
+    shown = [n for h in hits for n in _names([h]) + _names(h.near_copies) + [p.rsplit("/", 1)[-1] for p in h.copies]]
+    assert {"heat-pump.md", "heat-pump copy.md", "heat-pump (edited).md", "heat-pump (edited) copy.md"} <= set(shown)
+    assert len(shown) == len(set(shown)), shown  # each once
+
+
 def test_a_shared_licence_does_not_make_two_documents_one(lib):
     """Both files are found by the licence passage, identical in both: the gate opens, the whole texts differ."""
     hits = _search(lib, "permission granted free of charge to deal in the software without restriction", 5).hits
