@@ -20,8 +20,8 @@ looked at; each is compared only with the rows kept above it, and only where the
 already share half of the smaller's sequences (two copies of one document are found by the same words in the
 same place; their best passages are one text, or overlap where chunking cut them apart): a search with no copies
 reads nothing more. Where that gate opens, both files' texts are read (their first TEXT_PASSAGES passages, once a
-search) and compared. The best-ranked row stays where it is and lists the others (`Hit.near_copies`); the rows
-after it move up, and the top k is filled from the rows below.
+search) and compared, COMPARED_MAX comparisons a search at most. The best-ranked row stays where it is and lists
+the others (`Hit.near_copies`); the rows after it move up, and the top k is filled from the rows below.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from typing import Mapping, Optional, Sequence
 from ...base.types import Hit, NearCopy
 from ...store import Store
 
-__all__ = ["fold_near_copies", "shingles", "resemblance", "NEAR_COPY", "SHINGLE", "POOL_MIN", "TEXT_PASSAGES"]
+__all__ = ["fold_near_copies", "shingles", "resemblance", "NEAR_COPY", "SHINGLE", "POOL_MIN", "TEXT_PASSAGES",
+           "COMPARED_MAX"]
 
 SHINGLE = 5  # words a sequence: long enough that two documents on one subject share few, short enough for edits
 # Calibrated on real files (decision 0198): tika's testPDF_Version.*.pdf (one document saved by ten PDF writers),
@@ -41,6 +42,10 @@ NEAR_COPY = 0.80
 GATE = 0.5  # the share of the smaller best passage's sequences the other row's best passage must hold
 POOL_MIN = 30  # rows looked at, at least: a top 10 folding two copies each is still 10 rows
 TEXT_PASSAGES = 400  # passages of a file read to compare it (a book's first ~60,000 words): the cost capped
+# Whole texts compared a search, at most: a gate that opens for every pair (150 long reports from one template, their
+# best passages the template's) compared each row with every row above it, 4,950 comparisons at the window's k=100,
+# +2.5 s a search. Past it the rows stay as they are (each its own row, as with the fold off).
+COMPARED_MAX = 200
 _WORD = re.compile(r"\w+")
 
 
@@ -71,6 +76,7 @@ class _FileTexts:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.of: dict[int, set[int]] = {}
+        self.compared = 0  # resemblances of two whole texts worked out this search (COMPARED_MAX)
 
     def __call__(self, file_id: int) -> set[int]:
         got = self.of.get(file_id)
@@ -110,7 +116,13 @@ def _near_row(pool: Sequence[Hit], kept: Sequence[int], i: int, best: Sequence[s
         fj = file_of.get(pool[j].chunk_id)
         if fj is None or fj == fi or not _gate(best[i], best[j]):
             continue
-        share = resemblance(texts(fi), texts(fj))
+        if texts.compared >= COMPARED_MAX:
+            return None
+        texts.compared += 1
+        a, b = texts(fi), texts(fj)
+        if min(len(a), len(b)) < NEAR_COPY * max(len(a), len(b)):  # Jaccard is at most the sizes' ratio
+            continue
+        share = resemblance(a, b)
         if share >= NEAR_COPY:
             return j, share
     return None

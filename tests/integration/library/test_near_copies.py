@@ -117,6 +117,17 @@ def test_a_near_copys_exact_copy_is_listed_with_it(lib, tmp_path):
     assert len(shown) == len(set(shown)), shown  # each once
 
 
+def test_whole_texts_are_compared_within_a_budget(lib, monkeypatch):
+    """A gate open for every pair compared each row with all above it (quadratic in the rows): past COMPARED_MAX
+    comparisons the rows stay their own, as with the fold off."""
+    from searchapp.library.search import near_copies
+
+    monkeypatch.setattr(near_copies, "COMPARED_MAX", 0)
+    assert _names(_search(lib, QUERY, 3).hits) == _names(_search(lib, QUERY, 3, fold=False).hits)
+    monkeypatch.setattr(near_copies, "COMPARED_MAX", 1)
+    assert any(h.near_copies for h in _search(lib, QUERY, 3).hits)  # the one pair there is: compared, folded
+
+
 def test_a_shared_licence_does_not_make_two_documents_one(lib):
     """Both files are found by the licence passage, identical in both: the gate opens, the whole texts differ."""
     hits = _search(lib, "permission granted free of charge to deal in the software without restriction", 5).hits
