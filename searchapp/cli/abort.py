@@ -49,7 +49,16 @@ def leave_unwaited(code: int) -> int:
         except (OSError, ValueError):  # an output that is gone
             pass
     _kill_workers()
+    _remove_private_copies()
     os._exit(code)
+
+
+def _remove_private_copies() -> None:
+    """The opened members' private copies (a mail's attachment the window opened), which an atexit function removes
+    and os._exit skips. Only when that module was imported: nothing else made one."""
+    copies = sys.modules.get("searchapp.library.members.private_copy")
+    if copies is not None:
+        copies.remove_open_dir()
 
 
 def _kill_workers() -> None:

@@ -29,7 +29,7 @@ from ...ingest.extractors import DEFAULT_MAX_BYTES
 from ...ingest.extractors.members import read_member
 from .temp_copies import new_private_dir, private_temp_dir
 
-__all__ = ["safe_name", "write_private_copy", "readable", "open_copy", "private_open_dir"]
+__all__ = ["safe_name", "write_private_copy", "readable", "open_copy", "private_open_dir", "remove_open_dir"]
 
 _SAFE_SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,10}$")
 _UNSAFE_CHARS = re.compile(r"[^\w .,()-]")
@@ -78,8 +78,15 @@ def private_open_dir() -> Path:
         if _open_dir is None or not _open_dir.is_dir():
             _open_dir = new_private_dir("open")  # mkdtemp: 0700, ours alone
             os.chmod(_open_dir, PRIVATE_DIR_MODE)
-            atexit.register(shutil.rmtree, _open_dir, True)
+            atexit.register(remove_open_dir)
         return _open_dir
+
+
+def remove_open_dir() -> None:
+    """Remove this process's folder of opened members (at exit; cli/abort.leave_unwaited calls it too: an
+    os._exit runs no atexit function, and the members' copies stayed in the temp folder)."""
+    if _open_dir is not None:
+        shutil.rmtree(_open_dir, ignore_errors=True)
 
 
 def open_copy(key: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Path:

@@ -154,8 +154,13 @@ def test_a_command_stopped_does_not_wait_for_the_model_still_loading(monkeypatch
     release = threading.Event()
     loading = threading.Thread(target=release.wait, name=LOAD_THREAD)
     loading.start()
+    from searchapp.library.members.private_copy import private_open_dir
+
+    opened = private_open_dir() / "attachment.pdf"  # a member the window opened: os._exit runs no atexit function
+    opened.write_bytes(b"%PDF-1.4")
     try:
         abort.leave_unwaited(130)
+        assert not opened.exists()
         monkeypatch.setattr(cli_main, "_main", lambda argv, ask_warm: cli_main._SIGNALLED.set() or 130)
         cli_main.main(["index"])
         assert ended == [130, 130]  # after a stop signal, main ends the process so
