@@ -128,6 +128,22 @@ def test_whole_texts_are_compared_within_a_budget(lib, monkeypatch):
     assert any(h.near_copies for h in _search(lib, QUERY, 3).hits)  # the one pair there is: compared, folded
 
 
+def test_a_longer_edition_read_only_in_part_is_no_copy(lib, tmp_path, monkeypatch):
+    """A file is compared by its first TEXT_PASSAGES passages: an edition that adds as much again after them read
+    as the same text (a book's 400 passages and 200 more chapters); their passage counts tell them apart."""
+    from searchapp.library.search import near_copies
+
+    longer = _doc("Heat pump report", REPORT + REWRITTEN + PARSER + RELEASE)
+    (tmp_path / "docs" / "heat-pump (longer).md").write_text(longer, encoding="utf-8")
+    lib.sync()
+    monkeypatch.setattr(near_copies, "TEXT_PASSAGES", 3)  # the first three passages: one text in both
+    hits = _search(lib, QUERY, 10).hits
+    longer_row = [h for h in hits if _names([h]) == ["heat-pump (longer).md"]]
+    folded = [n for h in hits for n in _names(h.near_copies)]
+    assert longer_row and "heat-pump (longer).md" not in folded, [(h.path, h.near_copies) for h in hits]
+    assert "heat-pump (edited).md" in folded or "heat-pump.md" in folded  # the real near copy still folds
+
+
 def test_a_shared_licence_does_not_make_two_documents_one(lib):
     """Both files are found by the licence passage, identical in both: the gate opens, the whole texts differ."""
     hits = _search(lib, "permission granted free of charge to deal in the software without restriction", 5).hits
