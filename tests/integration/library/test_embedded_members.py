@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from opened_files import files_opened
+
 from searchapp.ingest.extractors.ole_writer import compound_file as cfb
 from corpus import write_pdf
 from newer_readers import a_newer_reader
@@ -309,8 +311,6 @@ def test_a_pdf_is_read_once_for_its_hash_and_whether_it_holds_files(tiny_library
     """The read that hashes a PDF tells whether it holds files (decision 0203): a PDF holding none was read three
     times (its hash, the byte scan for attached files, its reader), one holding files six (the scan again for
     the container's kind, and for its members' walk, which opened it once more)."""
-    import os
-    import sys
 
     monkeypatch.setenv("SEARCHAPP_OCR_ENGINE", "none")  # a short page waits for OCR: no step reads it here
     d = tmp_path / "docs"
@@ -318,18 +318,8 @@ def test_a_pdf_is_read_once_for_its_hash_and_whether_it_holds_files(tiny_library
     write_pdf(d / "plain.pdf", ["A plain page about marzipan."])
     write_pdf(d / "invoice.pdf", ["Invoice for the harpsichord tuning."])
     _attach(d / "invoice.pdf", {"data.csv": b"item,price\nquillwort seedlings,12\n"})
-    opened: list[str] = []
-    recording = [True]
-
-    def hook(event: str, args: tuple) -> None:
-        if recording[0] and event == "open" and isinstance(args[0], (str, os.PathLike)):
-            opened.append(os.fspath(args[0]))
-
-    sys.addaudithook(hook)  # audit hooks cannot be removed: this one goes quiet after the sync
-    try:
+    with files_opened() as opened:
         rep = tiny_library.add_folder(d, embed=False)
-    finally:
-        recording[0] = False
     assert rep.failed == 0 and rep.members == 1, rep
     assert _top(tiny_library, "quillwort seedlings") == str(d / "invoice.pdf") + MEMBER_SEP + "data.csv"
     # each: its hash (the bytes kept, within the file cap) and its reader's own opening

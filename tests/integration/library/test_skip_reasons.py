@@ -10,6 +10,7 @@ import struct
 import zipfile
 from pathlib import Path
 
+from opened_files import files_opened
 from scan_files import OCR_ENGINE, needs_rapidocr, text_image
 
 from searchapp.base.member_paths import MEMBER_SEP
@@ -111,8 +112,6 @@ def test_a_password_protected_office_file_is_encrypted_not_a_corrupt_zip(tiny_li
 def test_an_encrypted_office_file_is_told_from_the_file_already_open_never_opened_again(tmp_path):
     """The OLE check reads the descriptor SafeZip opened (a regular file, checked): opening the path again could
     meet a FIFO swapped in since (blocking for ever) or follow a link."""
-    import os
-    import sys
 
     import pytest
 
@@ -121,19 +120,8 @@ def test_an_encrypted_office_file_is_told_from_the_file_already_open_never_opene
 
     path = tmp_path / "salaries.xlsx"
     path.write_bytes(ole_file({"EncryptionInfo": b"\x04\x00\x04\x00" + b"\0" * 60, "EncryptedPackage": b"\x13" * 5000}))
-    seen: list[str] = []
-    recording = [True]
-
-    def hook(event: str, args: tuple) -> None:
-        if recording[0] and event == "open" and isinstance(args[0], (str, os.PathLike)):
-            seen.append(os.fspath(args[0]))
-
-    sys.addaudithook(hook)  # audit hooks cannot be removed: this one goes quiet after the test
-    try:
-        with pytest.raises(UnsupportedFileError, match=ENCRYPTED):
-            SafeZip(path)
-    finally:
-        recording[0] = False
+    with files_opened() as seen, pytest.raises(UnsupportedFileError, match=ENCRYPTED):
+        SafeZip(path)
     assert seen.count(str(path)) == 1, seen
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from opened_files import files_opened
+
 from searchapp.base.config import ScanConfig
 from searchapp.base.errors import Cancelled
 from searchapp.base.progress import CancelToken, Progress
@@ -55,18 +57,8 @@ def test_sparse_10gb_file_skipped_without_reading(tmp_path: Path) -> None:
     with open(big, "wb") as fh:
         fh.truncate(10 * 2**30)  # sparse: no disk space used
     touch(tmp_path / "small.txt")
-    seen: list[str] = []
-    recording = [True]
-
-    def hook(event: str, args: tuple) -> None:
-        if recording[0] and event == "open" and isinstance(args[0], (str, os.PathLike)):
-            seen.append(os.fspath(args[0]))
-
-    sys.addaudithook(hook)  # audit hooks cannot be removed: this one goes quiet after the scan
-    try:
+    with files_opened() as seen:
         result = scan([tmp_path], ScanConfig(max_file_mb=50))
-    finally:
-        recording[0] = False
     assert names(result, tmp_path) == ["small.txt"]
     assert reasons(result, tmp_path)["huge.txt"].startswith("too large (10240.0 MB > 50 MB)")
     assert str(big) not in seen  # never opened: refused by its size alone
