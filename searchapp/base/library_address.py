@@ -8,12 +8,13 @@ or shown in a process list by searchapp; TLS is what libpq's `sslmode` gives.
 from __future__ import annotations
 
 import os
+import re
 from typing import Optional
 from urllib.parse import urlsplit
 
 from .errors import ConfigError
 
-__all__ = ["is_shared", "checked_address", "shown", "library_address", "ENV", "LOCAL"]
+__all__ = ["is_shared", "checked_address", "masked", "shown", "library_address", "ENV", "LOCAL"]
 
 ENV = "SEARCHAPP_LIBRARY"  # the address from the environment, below --library and above the config
 LOCAL = "local"  # `--library local`: this desktop's own library, whatever the environment or the config name
@@ -62,9 +63,21 @@ def library_address(flag: Optional[str], configured: Optional[str] = None) -> Op
                           "library")
     if flag == LOCAL:
         return None
-    for value in (flag, os.environ.get(ENV), configured):
+    for source, value in (("--library", flag), (f"${ENV}", os.environ.get(ENV)), ("library.address", configured)):
         if value:
             if not is_shared(value):
-                raise ConfigError(f"--library takes a postgresql:// address, got {value!r} (a data dir is --data-dir)")
+                raise ConfigError(f"{source} takes a postgresql:// address, got {masked(value)!r} (a data dir is "
+                                  "--data-dir)")
             return checked_address(value)
     return None
+
+
+# A password in what is not an address at all (a mistyped scheme, a libpq "key=value" string): the error that
+# names the value must not show it on the screen, in a terminal's scrollback or a bug report.
+_URL_PASSWORD = re.compile(r"([^:/@\s]*):(?!//)[^@\s]*@")
+_KEY_PASSWORD = re.compile(r"(password\s*=\s*)('[^']*'|\S+)", re.IGNORECASE)
+
+
+def masked(value: str) -> str:
+    """`value` with whatever could be a password in it replaced by "***": "user:secret@" and "password=secret"."""
+    return _KEY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1:***@", value))

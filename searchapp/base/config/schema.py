@@ -179,10 +179,10 @@ class Config:
         check_names("scan.secret_files", self.scan.secret_files)
         check_names("scan.lockfiles", self.scan.lockfiles)
         if self.library.address:  # a password there is refused, as on the command line (decision 0125)
-            from ..library_address import checked_address, is_shared
+            from ..library_address import checked_address, is_shared, masked
 
             if not is_shared(self.library.address):
-                raise ConfigError(f"library.address: {self.library.address!r} is not a postgresql:// address")
+                raise ConfigError(f"library.address: {masked(self.library.address)!r} is not a postgresql:// address")
             checked_address(self.library.address)
         if self.library.path_map:  # a malformed entry is one line here, before any library opens
             from ..path_map import parse_path_map

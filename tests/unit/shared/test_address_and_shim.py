@@ -33,6 +33,16 @@ def test_the_address_comes_from_the_flag_then_the_environment(monkeypatch):
         library_address("/home/me/library")
 
 
+@pytest.mark.parametrize("typed", ["postgressql://bob:hunter2@db/lib", "bob:hunter2@db/lib",
+                                   "host=db password=hunter2 dbname=lib", "host=db PASSWORD = 'hunter2' dbname=lib"])
+def test_a_mistyped_address_is_named_without_its_password(typed, monkeypatch):
+    """Not an address at all: the line that says so names what was typed, and where, but never its password."""
+    monkeypatch.setenv("SEARCHAPP_LIBRARY", typed)
+    with pytest.raises(ConfigError, match=r"^\$SEARCHAPP_LIBRARY takes a postgresql:// address") as err:
+        library_address(None)
+    assert "hunter2" not in str(err.value) and "db" in str(err.value)
+
+
 def test_shown_names_no_options():
     assert shown("postgresql://bob@db.example:5433/team?sslmode=verify-full") == "postgresql://bob@db.example:5433/team"
 
