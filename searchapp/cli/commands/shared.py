@@ -131,6 +131,7 @@ def _status(args: Namespace, config: Config, address: str) -> int:
     from .status import ledger_state, print_ledger
 
     from ...library.shared_check import check_shared, missing_folders
+    from ...library.sync.unsaid import stopped_note
 
     listing = bool(getattr(args, "files", None) or getattr(args, "within", None))
     state = ledger_state(args) if listing else None  # a wrong state is said before anything connects
@@ -145,10 +146,13 @@ def _status(args: Namespace, config: Config, address: str) -> int:
         desktop = lib.status().to_json() if as_json else {}
         # --check: the desktop's exit codes, from what a shared library can be wrong about (shared_check.py)
         verdict = check_shared(lib) if getattr(args, "check", False) else None
+        stopped = None if as_json else lib.stopped_sync()  # the JSON has it under "stopped_sync" (the desktop's)
     if as_json:
         print(json.dumps({**desktop, "shared": st.__dict__, **({"check": verdict.to_json()} if verdict else {})}))
         return verdict.code if verdict else 0
-    for line in status_lines(st) + ([printable(ln) for ln in verdict.lines()] if verdict else []):
+    # This machine's sync stopped before its end: how far it came and what it could not read (decision 0183)
+    said = [f"note: {printable(stopped_note(stopped))}"] if stopped is not None else []
+    for line in status_lines(st) + said + ([printable(ln) for ln in verdict.lines()] if verdict else []):
         print(line)
     return verdict.code if verdict else 0
 
