@@ -58,10 +58,11 @@ def test_a_password_or_no_server_is_one_line(run, tmp_path):
 def test_status_files_lists_the_shared_entries_and_check(run, tmp_path, pg_address):
     docs = corpus.make_mixed_corpus(tmp_path / "docs")
     (docs / "broken.pdf").write_bytes(b"%PDF-1.4 not a pdf at all")  # stored as failed, with its reason
+    (docs / "empty.txt").write_bytes(b"")  # left out on purpose: not "skipped" to status, nor to its check
     assert run("--library", pg_address, "index", "--words-only", str(docs))[0] == 0
     code, out, _ = run("--library", pg_address, "status", "--files")
     lines = out.splitlines()
-    assert code == 0 and len(lines) == 8 and any(ln.startswith("[indexed] ") and ln.endswith("bread.txt")
+    assert code == 0 and len(lines) == 9 and any(ln.startswith("[indexed] ") and ln.endswith("bread.txt")
                                                  for ln in lines)
     code, out, _ = run("--library", pg_address, "status", "--files", "failed", "--json")
     files = json.loads(out)["files"]
@@ -69,9 +70,10 @@ def test_status_files_lists_the_shared_entries_and_check(run, tmp_path, pg_addre
         ("failed", True, True)]
     # one folder's entries: a folder in place of STATE, or --in beside one (a sibling's name is not inside it)
     assert [len(run("--library", pg_address, "status", *argv)[1].splitlines()) for argv in (
-        ["--files", str(docs)], ["--files", "failed", "--in", str(docs)], ["--files", f"{docs}x"])] == [8, 1, 0]
+        ["--files", str(docs)], ["--files", "failed", "--in", str(docs)], ["--files", f"{docs}x"])] == [9, 1, 0]
     code, out, err = run("--library", pg_address, "status", "--check")  # exit codes: test_shared_path_map.py
     assert code == 0 and "consistent: yes" in out and "failed: 1, skipped: 0" in out and err == "", err
+    assert "files: 9 (1 skipped or failed)" in out, out  # the two counts add up
 
 
 def test_a_sync_counts_its_own_passages_to_embed_and_names_the_machines_that_owe_theirs(run, tmp_path, pg_address,
