@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..base.types import Hit
     from ..library.search.result import SearchResult
 
-__all__ = ["print_hits", "hit_line", "empty_json", "result_json"]
+__all__ = ["print_hits", "hit_line", "hit_place", "empty_json", "result_json"]
 
 SNIPPET_WIDTH = 240
 
@@ -44,7 +44,7 @@ def _scores(h: Hit) -> str:
     return " | ".join(parts)
 
 
-def _where(h: Hit, here: Optional[str] = None) -> str:
+def hit_place(h: Hit, here: Optional[str] = None) -> str:
     """Where a hit is, as a person reads it; `here`: on a shared library, the machine answering, so that a file
     another machine indexed says whose it is (and, when it cannot be opened here, that it is that machine's)."""
     where = printable(display_path(h.path)) + (f"  ({page_label(h.path, h.page)})" if h.page else "")
@@ -72,7 +72,7 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
     for h in res.hits:
         snip = best_snippet(h.text, res.with_searched(res.query if marks is None else marks), SNIPPET_WIDTH,
                             getattr(h, "focus", None))
-        print(f"{h.ranks.final:>2}. {_where(h, res.here)}" + ("  [new]" if h.new else "")  # a saved search's
+        print(f"{h.ranks.final:>2}. {hit_place(h, res.here)}" + ("  [new]" if h.new else "")  # a saved search's
               + ("  [weak match]" if getattr(h, "weak", False) else ""), file=out)  # search/weak.py
         scores = _scores(h)
         if getattr(h, "named", False):  # first for its name: no stage scored it (search/named.py)
@@ -100,7 +100,7 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
 
 def hit_line(query: str, res: Optional[SearchResult]) -> str:
     """`search -` without --json: exactly one line per input line: the query, then each hit's place, tab-separated."""
-    places = [_where(h) for h in (res.hits if res is not None else [])]
+    places = [hit_place(h) for h in (res.hits if res is not None else [])]
     return "\t".join([printable(query)] + places)
 
 

@@ -461,6 +461,9 @@ class SharedLibrary:
             result.query = self.paths.to_local(found[0], found[1].path)
         shared_paths.local_hits(self.store, self.paths, result.hits)
         result.here = self.store.machine
+        # at this desktop's paths, as search marks them: another machine's file not mounted here says so
+        mark_available(result, lambda: [r.path for r in self.store.roots()]
+                       + [here for _, _, here in shared_paths.mounted_roots(self.store, self.paths)])
         if result.same_file:  # the source's copies, and the note naming them, as this desktop names them
             result.same_file = shared_paths.local_copies(self.store, self.paths, result.same_file)
             result.notices = [Notice(SAME, same_text(result.same_file)) if n.kind == SAME else n

@@ -70,6 +70,7 @@ def print_similar(args: argparse.Namespace, res: SearchResult, out: Optional[Tex
     process runs for the thin entry point (cli/warm_run.py)."""
     from ...library.search.result import SAME
     from ...library.search.similar import SimilarHit
+    from ..search_output import hit_place
 
     if args.json:
         print(json.dumps(res.to_json()), file=out)
@@ -87,8 +88,8 @@ def print_similar(args: argparse.Namespace, res: SearchResult, out: Optional[Tex
     shown = None  # the query file's passage last shown: a hit matched by the same one does not repeat it
     for rank, h in enumerate(res.hits, start=1):
         assert isinstance(h, SimilarHit)  # find_similar makes each hit one (library/search/similar.py)
-        where = printable(display_path(h.path)) + (f"  (page {h.page})" if h.page else "")
-        print(f"{rank:>2}. {where}", file=out)
+        # as a search's row: "(page 3)", "(OCR)", whose file it is on a shared library, and unavailable here
+        print(f"{rank:>2}. {hit_place(h, res.here)}", file=out)
         if h.by == "words":  # its score is the words' share, never a meaning similarity (decision 0159)
             named = ", ".join(h.words[:SHARED_SHOWN]) + (", …" if len(h.words) > SHARED_SHOWN else "")
             shares = f" | shares: {printable(named)}" if h.words else ""

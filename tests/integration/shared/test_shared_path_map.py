@@ -107,6 +107,17 @@ def test_desk_b_sees_and_names_desk_as_files_at_its_own_mount_point(desks, tmp_p
     assert code == 0, err
     assert got["query"] == str(mount_b / "docs" / "bread.txt") and got["hits"]
     assert all(h["path"].startswith(str(mount_b / "docs")) or h["path"].endswith("rye.txt") for h in got["hits"])
+    # Its rows say whose each file is, and one not to be opened here says so, as a search's rows (they named
+    # another machine's file as if it were this desktop's, and one out of reach as if it could be opened)
+    share2 = share_a.parent / "share2"
+    share2.rename(share2.with_name("share2-away"))
+    try:
+        code, out, err = run("desk-b", "similar", str(mount_b / "docs" / "bread.txt"))
+    finally:
+        share2.with_name("share2-away").rename(share2)
+    rows = [ln for ln in out.splitlines() if ln[:3].strip().rstrip(".").isdigit()]
+    assert code == 0 and rows and all("[desk-a's" in ln for ln in rows), out
+    assert any(ln.endswith("rye.txt  [desk-a's, unavailable here: file or folder missing]") for ln in rows), out
 
     shutil.copy(share_a / "docs" / "bread.txt", share_a / "docs" / "copy.txt")
     assert run("desk-a", "index")[0] == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from searchapp.base.page_names import PAGE_WORDS, page_label, pages_label
 from searchapp.base.types import Hit
-from searchapp.cli.search_output import _where
+from searchapp.cli.search_output import hit_place
 from searchapp.ingest.extractors import registry
 
 
@@ -21,4 +21,4 @@ def test_a_hit_says_slide_sheet_or_page():
     assert page_label("/d/old.zip//q2/budget.xlsx", 2) == "sheet 2"  # a member's own suffix
     assert page_label("/d/report.pdf", 3) == "page 3"
     assert pages_label("/d/deck.odp", [3, 5]) == "slides 3, 5" and pages_label("/d/a.pdf", [2]) == "page 2"
-    assert _where(Hit(chunk_id=1, path="/d/deck.pptx", page=21, start=0, end=1, text="t")) == "/d/deck.pptx  (slide 21)"
+    assert hit_place(Hit(chunk_id=1, path="/d/deck.pptx", page=21, start=0, end=1, text="t")) == "/d/deck.pptx  (slide 21)"
