@@ -139,7 +139,7 @@ class LibraryWatcher:
 
     def _start_observer(self) -> BaseObserver:
         from watchdog.observers import Observer
-        from watchdog.observers.polling import PollingObserver
+        from watchdog.observers.polling import PollingObserverVFS
 
         if not self.force_polling:
             observer = Observer()
@@ -155,7 +155,10 @@ class LibraryWatcher:
                              f"every {self.poll_interval:g} s instead (raise fs.inotify.max_user_watches to fix)")
                 log.warning("%s", self.note)
                 _stop_quietly(observer)
-        observer = PollingObserver(timeout=self.poll_interval)
+        # lstat: a folder's symlink is not walked into, as inotify does not follow one. watchdog's default (stat)
+        # walked a link to a folder above it ("loop -> ..") ~40 times deep at every poll, and a live update then
+        # named its file as …/loop/personal/loop/…/watch1.txt, 600 characters long
+        observer = PollingObserverVFS(os.lstat, os.scandir, polling_interval=self.poll_interval)
         self._schedule(observer)
         observer.start()
         self.mode = "polling"
