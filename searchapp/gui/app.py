@@ -13,6 +13,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ..base.config import Config
+from ..base.errors import SearchAppError
 
 if TYPE_CHECKING:
     from ..library import Library
@@ -65,6 +66,22 @@ def build_main_window(config: Optional[Config] = None, library: Optional[Library
     return MainWindow(config, library, commands)
 
 
+def _say_not_opened(exc: SearchAppError, shared: bool) -> None:
+    """The window started from a desktop menu, whose library cannot be opened: nobody reads the terminal's line
+    there, so a dialog says it (the window never showed, nothing else did)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    advice = ("Start searchapp again once the server can be reached; `searchapp --library local gui` opens this "
+              "computer's own library meanwhile." if shared else "")
+    box = QMessageBox(QMessageBox.Icon.Warning, "searchapp", f"The library could not be opened:\n{exc}\n\n{advice}".strip(),
+                      QMessageBox.StandardButton.Ok)
+    box.setObjectName("notOpenedDialog")
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    if not os.environ.get("SEARCHAPP_SMOKE_TEST"):  # the packaged-build check waits for no one
+        box.exec()
+
+
 def run_gui(config: Optional[Config] = None, commands: Optional[CommandRunner] = None,
             stop_requests: Optional[StopRequests] = None) -> int:
     """The application until its window closes; its exit code. `stop_requests`: what asks it to close as Quit
@@ -77,7 +94,11 @@ def run_gui(config: Optional[Config] = None, commands: Optional[CommandRunner] =
     from .errors import show_error
 
     app = ensure_application()
-    win = build_main_window(config, commands=commands)
+    try:
+        win = build_main_window(config, commands=commands)
+    except SearchAppError as exc:  # a shared library out of reach (the server down, a refused password)
+        _say_not_opened(exc, shared=config is not None and bool(config.library.address))
+        raise  # the command line's one line and exit code, for a terminal
 
     def hook(etype: type[BaseException], value: BaseException, tb: Optional[TracebackType]) -> None:  # a bug in a slot: show it and keep running, nothing is lost
         text = "".join(traceback.format_exception(etype, value, tb))

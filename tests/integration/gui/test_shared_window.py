@@ -460,3 +460,19 @@ def test_an_undo_offered_ends_when_another_library_is_opened(qtbot, win, pg_serv
     assert not win.writes.undo.button.isVisible() and win.writes.undo.lib is None
     qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
     assert pg_server.admin("SELECT count(*) FROM removed_roots", database=db) == [(0,)]
+
+
+def test_a_window_whose_server_is_out_of_reach_says_so_in_a_dialog(qtbot, shared, tmp_path, monkeypatch):
+    """Started from a desktop menu while the server was down, the window never showed and said nothing: its one
+    line went to a terminal nobody reads. A dialog says it now; the command line keeps its line and exit code."""
+    from searchapp.base.errors import StoreError
+    from searchapp.gui.app import run_gui
+
+    config, _ = shared
+    seen: list[str] = []
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: seen.append(box.text()) or 0)
+    gone = f"postgresql://team@/searchapp?host={tmp_path / 'no-server-here'}"
+    with pytest.raises(StoreError, match="cannot reach the shared library"):
+        run_gui(config.replace(library={"address": gone}))
+    assert len(seen) == 1 and "cannot reach the shared library postgresql://team@local socket/searchapp" in seen[0]
+    assert "`searchapp --library local gui`" in seen[0], seen
