@@ -510,7 +510,13 @@ class SharedLibrary:
         machine's; the totals every machine's. The arguments are Library's."""
         from .report.status import IN_STORE, RootStatus, build_status
 
-        writer = self._writer_elsewhere()
+        from .resources.lock import Holder
+
+        # A sync of this machine's folders running in another process is its writer: its mark is its own, not a
+        # stopped sync's (the desktop's writer lock file tells the same).
+        mine = [root.id for machine, root in self.store.all_roots() if machine == self.store.machine]
+        writer = (Holder(0, "a sync of this machine's folders in the shared library")
+                  if self.store.roots_written_elsewhere(mine) else None)
         # This desktop's data dir: its query encoder's cache is there (the status names the query path by it).
         st = build_status(self.config, str(self.config.data_dir), self._as_store, IN_STORE, None,
                           integrity=lambda: True, owner=self.store.machine, writer=writer,
@@ -524,23 +530,6 @@ class SharedLibrary:
                 st.elsewhere.append((machine, RootStatus(self.paths.to_local(machine, root.path), counts.files,
                                                          counts.passages, root.last_sync, members=counts.members)))
         return st
-
-    def _writer_elsewhere(self) -> Any:
-        """A sync of this machine's folders running in another process (a lock Holder), or None: its mark is its
-        own, not a stopped sync's (the desktop's writer lock file tells the same)."""
-        from .resources.lock import Holder
-
-        mine = [root.id for machine, root in self.store.all_roots() if machine == self.store.machine]
-        return (Holder(0, "a sync of this machine's folders in the shared library")
-                if self.store.roots_written_elsewhere(mine) else None)
-
-    def stopped_sync(self) -> Any:
-        """This machine's last sync, when it stopped before its end (Ctrl+C, a kill, the server lost), and what it
-        left out that no summary has said; None when it finished or one runs now (Library.stopped_sync's)."""
-        from .sync.unsaid import stopped_sync
-
-        return None if self._writer_elsewhere() is not None else stopped_sync(self._as_store,
-                                                                               owner=self.store.machine)
 
     def summary(self) -> SharedStatus:
         """Every machine's folders and the library's totals (`searchapp --library … status`)."""

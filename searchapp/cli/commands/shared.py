@@ -131,7 +131,6 @@ def _status(args: Namespace, config: Config, address: str) -> int:
     from .status import ledger_state, print_ledger
 
     from ...library.shared_check import check_shared, missing_folders
-    from ...library.sync.unsaid import stopped_note
 
     listing = bool(getattr(args, "files", None) or getattr(args, "within", None))
     state = ledger_state(args) if listing else None  # a wrong state is said before anything connects
@@ -143,15 +142,17 @@ def _status(args: Namespace, config: Config, address: str) -> int:
         st.missing = {(machine, path): why for machine, path, _, why in missing_folders(lib)}
         # The desktop's JSON, its keys and their meaning (this machine's folders, the library's totals), with every
         # machine's folders under "shared": a script reads either engine alike.
-        desktop = lib.status().to_json() if as_json else {}
+        desktop = lib.status()
         # --check: the desktop's exit codes, from what a shared library can be wrong about (shared_check.py)
         verdict = check_shared(lib) if getattr(args, "check", False) else None
-        stopped = None if as_json else lib.stopped_sync()  # the JSON has it under "stopped_sync" (the desktop's)
     if as_json:
-        print(json.dumps({**desktop, "shared": st.__dict__, **({"check": verdict.to_json()} if verdict else {})}))
+        print(json.dumps({**desktop.to_json(), "shared": st.__dict__,
+                          **({"check": verdict.to_json()} if verdict else {})}))
         return verdict.code if verdict else 0
-    # This machine's sync stopped before its end: how far it came and what it could not read (decision 0183)
-    said = [f"note: {printable(stopped_note(stopped))}"] if stopped is not None else []
+    # The desktop status's notes, as its `status` prints them: this machine's sync that stopped before its end (how
+    # far it came, what it could not read: decision 0183), passages still to embed and whose sync embeds them, OCR
+    # waiting, … Only --json had them: a newcomer whose server went away mid-sync saw a status that looked complete.
+    said = [f"note: {printable(n)}" for n in desktop.notes]
     for line in status_lines(st) + said + ([printable(ln) for ln in verdict.lines()] if verdict else []):
         print(line)
     return verdict.code if verdict else 0

@@ -97,6 +97,8 @@ def test_a_sync_counts_its_own_passages_to_embed_and_names_the_machines_that_owe
     code, out, _ = run("--library", pg_address, "status", "--json")  # nor does status send deskB to `index`
     notes = " ".join(json.loads(out)["notes"])
     assert code == 0 and "deskA's own sync embeds them" in notes and "`searchapp index`" not in notes, notes
+    code, out, _ = run("--library", pg_address, "status")  # and says it without --json
+    assert code == 0 and "\nnote: meaning: " in out and "deskA's own sync embeds them" in out, out
     monkeypatch.setenv("SEARCHAPP_MACHINE", "deskA")
     code, out, err = run("--library", pg_address, "index", "--words-only")
     assert code == 0 and "3 in the library still to embed" in out and "other machines" not in err, (out, err)
