@@ -261,7 +261,10 @@ def cmd_explain(args: argparse.Namespace, config: Config, progress: TerminalProg
     folder = printable(display_path(info["folder"])) if info["folder"] else "(none: not under any indexed folder)"
     print(f"  folder: {folder}")
     if info.get("indexed_path") not in (None, info["path"]):  # a shared library's, mounted here by library.path_map
-        print(f"  indexed by: {printable(info['machine'])}, as {printable(info['indexed_path'])}")
+        # "indexed by" only of a file the library holds: a file that machine has not synced (or none at all) is
+        # at that path of its folder, and was said "indexed by" it
+        print(f"  indexed by: {printable(info['machine'])}, as {printable(info['indexed_path'])}" if info["known"]
+              else f"  {printable(info['machine'])}'s path: {printable(info['indexed_path'])}")
     # a reason that only says the state again is said once ("state: empty (empty)" for an empty file: a newcomer)
     said = info["reason"] if info["reason"] and info["reason"].strip().casefold() != info["state"].casefold() else ""
     print(f"  state: {info['state']}" + (f" ({printable(said)})" if said else ""))

@@ -101,6 +101,8 @@ def test_desk_b_sees_and_names_desk_as_files_at_its_own_mount_point(desks, tmp_p
     code, out, _ = run("desk-b", "explain", str(mount_b / "docs" / "new.txt"), "--json")
     info = json.loads(out)
     assert code == 1 and (info["state"], info["machine"], info["folder"]) == ("not_synced", "desk-a", str(mount_b / "docs"))
+    code, out, _ = run("desk-b", "explain", str(mount_b / "docs" / "new.txt"))  # not "indexed by": it is not, yet
+    assert code == 1 and f"  desk-a's path: {share_a / 'docs' / 'new.txt'}\n" in out and "indexed by" not in out, out
 
     code, out, err = run("desk-b", "similar", str(mount_b / "docs" / "bread.txt"), "--json")
     got = json.loads(out)
