@@ -413,7 +413,9 @@ class SharedLibrary:
         if not result.hits:  # why the filters left no file, as Library.search says it (in the library's paths)
             from .search.empty_reason import why_empty
 
-            why = why_empty(self._as_store, filters, parsed, [r.path for _, r in self.store.all_roots()])
+            roots = self.store.all_roots()
+            why = why_empty(self._as_store, filters, parsed, [r.path for _, r in roots],
+                            [self.paths.to_local(machine, r.path) for machine, r in roots])  # named as mounted here
             result.notices += [why] if why is not None else []
         return result
 

@@ -45,17 +45,18 @@ class FileCounts(Protocol):
 
 
 def why_empty(store: FileCounts, filters: Optional[SearchFilters], parsed: Optional[ParsedQuery],
-              roots: Sequence[str]) -> Optional[Notice]:
+              roots: Sequence[str], names: Optional[Sequence[str]] = None) -> Optional[Notice]:
     """Why the filters (`filters`: the options or the filter bar; `parsed`: the query's fields) leave no file of
     the library, or None when they leave some (or the library has none: no filter is the reason then). `roots`:
-    the library's folders, in the filters' terms. The most specific reason first: a type, a place, dates, then the
-    filters together, then a `#tag` no file holds."""
+    the library's folders, in the filters' terms; `names`: the same folders as the notice names them (a shared
+    library's, where this desktop mounts them; default: `roots`). The most specific reason first: a type, a place,
+    dates, then the filters together, then a `#tag` no file holds."""
     given = [f for f in (filters, filters_of(parsed) if parsed is not None else None) if f is not None and f.active]
     tagged = [c for c in (parsed.clauses if parsed is not None else ()) if _all_tags(c)]
     if not (given or tagged) or not store.files_count(INDEXED):
         return None
     for f in given:
-        why = _type(store, f) or _place(store, f, roots) or _dates(store, f)
+        why = _type(store, f) or _place(store, f, roots, roots if names is None else names) or _dates(store, f)
         if why is not None:
             return why
     if not given or store.files_count(all_of([f.where() for f in given])):
@@ -78,13 +79,14 @@ def _type(store: FileCounts, f: SearchFilters) -> Optional[Notice]:
     return Notice(FILTERED if readable else ABSENT, text)
 
 
-def _place(store: FileCounts, f: SearchFilters, roots: Sequence[str]) -> Optional[Notice]:
+def _place(store: FileCounts, f: SearchFilters, roots: Sequence[str], names: Sequence[str]) -> Optional[Notice]:
     if not f.folders or store.files_count(SearchFilters(folders=f.folders).where()):
         return None
     outside = [p for p in f.folders if not any(is_within(p, r) or is_within(r, p) for r in roots)]
     if len(outside) == len(f.folders):  # no sync of the library's folders writes there
         verb = "is" if len(outside) == 1 else "are"
-        return Notice(OUTSIDE, f"{', '.join(outside)} {verb} not in an indexed folder (indexed: {_few(list(roots))})")
+        return Notice(OUTSIDE, f"{', '.join(outside)} {verb} not in an indexed folder (indexed: "
+                                f"{_few(list(names))})")
     return Notice(FILTERED, f"no indexed file is in {' or '.join(p for p in f.folders if p not in outside)}")
 
 

@@ -94,6 +94,9 @@ def test_desk_b_sees_and_names_desk_as_files_at_its_own_mount_point(desks, tmp_p
     code, out, _ = run("desk-b", "search", "sourdough", "--mode", "lexical", "--in", str(mount_b), "--json")
     assert code == 0 and [h["path"] for h in json.loads(out)["hits"]] == [str(mount_b / "docs" / "bread.txt")]
 
+    code, out, _ = run("desk-b", "search", "sourdough", "--mode", "lexical", "--in", str(tmp_path / "nowhere"))
+    assert code == 0 and f"(indexed: {mount_b / 'docs'}" in out and f"{share_a}/" not in out, out  # named as here
+
     code, out, _ = run("desk-b", "explain", str(mount_b / "docs" / "bread.txt"))
     assert code == 0 and "state: indexed" in out and f"folder: {mount_b / 'docs'}" in out
     assert f"indexed by: desk-a, as {share_a / 'docs' / 'bread.txt'}" in out
