@@ -49,9 +49,9 @@ class HeldElsewhere(ConfigError):
     when the person asks again knowing it (`index --also`, the window's "Index here too"). `why` says whose it is
     without the command line's advice; `root` is the folder asked for."""
 
-    def __init__(self, why: str, root: str) -> None:
-        super().__init__(f"{why}. `searchapp index --also {root}` indexes them as this machine's too (each file "
-                         "then twice)")
+    def __init__(self, why: str, root: str, one_file: bool = False) -> None:
+        twice = "it as this machine's too (then twice)" if one_file else "them as this machine's too (each file then twice)"
+        super().__init__(f"{why}. `searchapp index --also {root}` indexes {twice}")
         self.why, self.root = why, root
 
 

@@ -266,7 +266,7 @@ class SharedLibrary:
             if not also and self.store.root_by_path(root) is None:
                 why = shared_paths.same_folder(self.store, self.paths, root, int(self.config.scan.max_file_mb * 2**20))
                 if why is not None:
-                    raise HeldElsewhere(why, root)
+                    raise HeldElsewhere(why, root, one_file=os.path.isfile(root))
             inside = [r.path for r in self.store.roots()
                       if root != r.path and root.startswith(r.path.rstrip(os.sep) + os.sep)]
             if inside:

@@ -148,6 +148,9 @@ def same_folder(store: PgStore, paths: PathMap, root: str, max_bytes: int) -> Op
         mapped = here != theirs.path
         if mapped or (sample and alike >= min(3, len(sample)) and 5 * alike >= 4 * len(sample)):
             how = f" (its {theirs.path}, mounted here)" if mapped else ""
+            if os.path.isfile(root):  # one file, edited here perhaps: "1 of the 1 of its files … are" said nothing
+                return (f"{root} is in {machine}'s folder {here}{how}: {machine}'s sync reads it, a change made here "
+                        f"too; it is searchable here as {machine}'s")
             seen = f": {alike} of the {len(sample)} of its files looked at are the very files here" if sample else ""
             return f"{machine} indexes {here}{how} already{seen}; they are searchable here as {machine}'s"
     return None

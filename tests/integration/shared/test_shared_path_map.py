@@ -283,6 +283,10 @@ def test_a_folder_another_machine_indexes_already_is_refused_before_it_is_read(d
                           in err) and f"`searchapp index --also {mount_b / 'docs'}`" in err, err
     code, out, _ = run("desk-b", "status", "--json")
     assert code == 0 and json.loads(out)["roots"] == [], out  # nothing of it written
+    bread = mount_b / "docs" / "bread.txt"  # one file of it, edited here: said as a file, its machine's sync reads it
+    code, _, err = run("desk-b", "index", "--words-only", str(bread))
+    assert code == 2 and f"{bread} is in desk-a's folder {mount_b / 'docs'} (its {share_a / 'docs'}, mounted here): " \
+        "desk-a's sync reads it" in err and "1 of the 1" not in err and "indexes it as this machine's too" in err, err
     code, _, err = run("desk-b", "index", "--words-only", "--also", str(mount_b / "docs"))
     assert code == 0 and (f"desk-a indexes {mount_b / 'docs'} (its {share_a / 'docs'}) already: those files are "
                           "now in the library twice") in err, err
