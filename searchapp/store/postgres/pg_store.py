@@ -200,7 +200,8 @@ class PgStore(PgLexical, PgScope):
                 raise StoreError(f"shared library error ({self.path}): {_first_line(exc)}") from None
             kept = "nothing of the batch in flight was kept, and " if writing else ""
             raise ConnectionLost(f"lost the connection to the shared library {self.path}: {_first_line(exc)}; {kept}"
-                                 "the next request connects again") from None
+                                 "the next request connects again (a command: run it again once the server is back)"
+                                 ) from None
         except psycopg.Error as exc:
             raise StoreError(f"shared library error ({self.path}): {_first_line(exc)}") from None
 
@@ -394,8 +395,8 @@ class PgStore(PgLexical, PgScope):
     def _check_version(self) -> None:
         have = self.one("SELECT to_regclass('meta') IS NOT NULL")
         if not have or not have[0]:
-            raise NoSharedLibrary(f"no shared library at {self.path} yet: `searchapp --library ADDRESS index FOLDER` "
-                             "makes one")
+            raise NoSharedLibrary(f"no shared library at {self.path} yet: `searchapp --library {self.path} index "
+                                  "FOLDER` makes one")
         version = self.get_meta(_SCHEMA_KEY)
         if version is None or not version.isdigit():
             raise StoreError(f"{self.path} holds tables that are not a searchapp shared library")
@@ -946,5 +947,8 @@ def _connection_gone(exc: BaseException, conn: Any) -> bool:
 
 
 def _first_line(exc: BaseException) -> str:
+    """The error's first line, without psycopg's "connection failed: " before libpq's own "connection to server at
+    … failed: …" (a newcomer read "connection failed: connection to server … failed")."""
     text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
+    line = text.splitlines()[0]
+    return line.removeprefix("connection failed: ") if line.startswith("connection failed: connection ") else line

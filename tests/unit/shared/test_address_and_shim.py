@@ -63,3 +63,15 @@ def test_without_the_shared_extra_one_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "psycopg", None)  # not installed
     with pytest.raises(StoreError, match=r"needs psycopg and pgvector: pip install 'searchapp\[shared\]'"):
         PgStore("postgresql://team@server/lib")
+
+
+@pytest.mark.parametrize("raw, said", [
+    ('connection failed: connection to server at "127.0.0.1", port 5 failed: Connection refused',
+     'connection to server at "127.0.0.1", port 5 failed: Connection refused'),  # psycopg's prefix, said once
+    ("connection failed: no password supplied", "connection failed: no password supplied"),  # its only words
+    ("server closed the connection unexpectedly\n\tThis probably means", "server closed the connection unexpectedly"),
+])
+def test_a_connection_error_is_said_in_its_first_line_once(raw, said):
+    from searchapp.store.postgres.pg_store import _first_line
+
+    assert _first_line(Exception(raw)) == said
