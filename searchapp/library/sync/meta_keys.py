@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ...store import RootRow, Store
 
 __all__ = ["REINDEX_META", "CONTEXT_META", "READERS_META", "MET_META", "MOVED_META", "passage_context",
-           "record_passage_context", "record_readers", "read_by_older_readers", "record_met", "met_unopened",
+           "record_passage_context", "record_readers", "readers_recorded", "read_by_older_readers", "record_met", "met_unopened",
            "record_moves", "recorded_move"]
 
 REINDEX_META = "reindex_from"  # passages before a reindex began; "" (or absent) when none is under way
@@ -36,6 +36,13 @@ def record_readers(store: Store, root_id: int) -> None:
 
     with store.atomic():
         store.set_meta(f"{READERS_META}:{int(root_id)}", readers_fingerprint())
+
+
+def readers_recorded(store: Store, root_id: int) -> bool:
+    """Whether the folder `root_id`'s last full sync read it with this version's readers (record_readers)."""
+    from ...ingest.extractors import readers_fingerprint
+
+    return store.get_meta(f"{READERS_META}:{int(root_id)}") == readers_fingerprint()
 
 
 def record_met(store: Store, root_id: int, scanned: ScanResult) -> None:

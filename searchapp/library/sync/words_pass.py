@@ -30,7 +30,7 @@ from .batches import Batcher, Pending, rewrite_entry
 from .file_boundary import file_failure
 from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
-from .meta_keys import record_met, record_readers
+from .meta_keys import readers_recorded, record_met, record_readers
 from .members import Found, index_container, may_be_container, members_by_container, left_out_changed
 from .vanished import Moves, Vanished
 from .newer_reader import newer_reader, newer_reader_of_any, ocrd_by_older
@@ -155,6 +155,8 @@ class _Sync:
         self.touched: list[tuple[int, int, int, Optional[int]]] = []
         self.same: Optional[SamePassages] = None  # read_all's: the entries read again that keep their passages
         self.sha_read: Optional[str] = None  # the sha256 of the file read_file is reading, once it is known
+        # this version's readers have not read the whole folder yet: an OCR'd PDF is read for its files (ocrd_by_older)
+        self.newer_readers = not readers_recorded(store, root.id)
 
     def problem(self, old: Optional[FileRow], path: str, status: str, reason: str, f: Optional[ScannedFile] = None,
                 real: Optional[str] = None, sha: Optional[str] = None, listed: bool = True) -> None:
@@ -232,7 +234,8 @@ class _Sync:
     def read_all(self, files: list[ScannedFile], before_scan: Optional[tuple[float, float]]) -> None:
         """Each scanned file in turn: kept when unchanged, read otherwise; then the last batch is committed."""
         self.ahead, self.slot = _read_ahead(files, self.existing, self.members, self.config, self.encoder,
-                                            self.batcher.cancel, before_scan, partial(self.reading, files))
+                                            self.batcher.cancel, before_scan, partial(self.reading, files),
+                                            self.newer_readers)
         self.same = SamePassages(self.store, [old.id for f in files if (old := self.existing.get(stored_name(f.path)))
                                               is not None and old.status == "indexed"
                                               and (newer_reader(old) or self.members_to_read(stored_name(f.path)))])
@@ -295,7 +298,7 @@ class _Sync:
             self.moves.wait(sha, path, added=added)
 
     def members_to_read(self, path: str) -> bool:
-        return _members_to_read(self.existing, self.members, path, self.config) or left_out_changed(
+        return _members_to_read(self.existing, self.members, path, self.config, self.newer_readers) or left_out_changed(
             self.members.get(path, []), self.existing, self.config)
 
     def keep_unchanged(self, path: str, old: FileRow, f: ScannedFile, *, touched: bool = False) -> None:
@@ -420,7 +423,8 @@ class _Sync:
 
 def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members: dict[str, list[str]], config: Config,
                 encoder: PassageEncoder, cancel: Optional[CancelToken], before_scan: Optional[tuple[float, float]],
-                began: Optional[Callable[[int], None]] = None) -> tuple[Optional[ReadAhead | ReadInGroups], dict[int, int]]:
+                began: Optional[Callable[[int], None]] = None, newer_readers: bool = True
+                ) -> tuple[Optional[ReadAhead | ReadInGroups], dict[int, int]]:
     """A worker reading ahead the files this sync will read and chunk itself otherwise (not the unchanged ones,
     containers, files without a known suffix (their bytes may say mbox) or images waiting for OCR, which stay
     in-process); where it would not pay (read_ahead.py: fewer than MIN_FILES such files, one core or none free, an
@@ -432,7 +436,7 @@ def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members:
     sizes: list[int] = []
     for i, f in enumerate(files, start=1):
         old = existing.get(stored_name(f.path))
-        for_members = _members_to_read(existing, members, stored_name(f.path), config)
+        for_members = _members_to_read(existing, members, stored_name(f.path), config, newer_readers)
         if old is not None and not _needs_reading(old, f, config) and not for_members:
             continue
         # a README may be an mbox: told in-process; a container read again for its members is read there too
@@ -506,14 +510,17 @@ def _needs_reading(old: Optional[FileRow], f: ScannedFile, config: Config) -> bo
             or left_out_by_scan(old.error) or ocr_turned_on(old, config))
 
 
-def _members_to_read(existing: dict[str, FileRow], members: dict[str, list[str]], path: str, config: Config) -> bool:
+def _members_to_read(existing: dict[str, FileRow], members: dict[str, list[str]], path: str, config: Config,
+                     newer_readers: bool) -> bool:
     """Whether a container is read again for its members (failed ones, ones an older reader read, or scans read
     while OCR was off, now that it is on), or a document whose text came from OCR is read for files its older reader
-    did not look for (newer_reader.ocrd_by_older)."""
+    did not look for (newer_reader.ocrd_by_older), until this version's readers have read the whole folder
+    (`newer_readers`): one holding none keeps its older reader where the OCR step does not read it again (OCR
+    off, its text not cached), and was hashed whole at every sync, for ever."""
     rows = [existing[k] for k in members.get(path, ())]
     old = existing.get(path)
     return (_member_failed(rows) or newer_reader_of_any(rows) or any(ocr_turned_on(r, config) for r in rows)
-            or (not rows and old is not None and ocrd_by_older(old)))
+            or (newer_readers and not rows and old is not None and ocrd_by_older(old)))
 
 
 def _member_failed(rows: Sequence[FileRow]) -> bool:

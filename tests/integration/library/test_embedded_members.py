@@ -370,3 +370,38 @@ def test_a_scans_attached_files_are_read_by_the_first_sync_of_a_newer_reader(tin
     assert _top(tiny_library, "pangolin exhibit") == scan + MEMBER_SEP + "agenda.txt"
     assert _top(tiny_library, "capybaras burrows") == scan
     assert tiny_library.sync().members == 1  # then kept as read: counted, not read again
+
+
+def test_a_scan_holding_no_files_is_looked_at_once_for_them(tiny_library, tmp_path, monkeypatch, make_config):
+    """An OCR'd PDF an older reader read, holding no files, is read for them by the first sync of the newer reader
+    alone: with OCR off (or its text not in the OCR cache) nothing reads its own text again, its row kept the older
+    reader, and every sync hashed it whole once more, for ever."""
+    from fpdf import FPDF
+    from PIL import Image
+
+    from searchapp.ingest import scan as scan_module
+    from searchapp.library.ocr import step
+
+    monkeypatch.setattr(step, "available_engine", lambda: _Whiteboard())
+    monkeypatch.setattr(scan_module, "RACY_NS", 0)  # none "just written": the next sync keeps them unread, as at home
+    d = tmp_path / "docs"
+    d.mkdir()
+    Image.new("RGB", (64, 64), "white").save(tmp_path / "page.png")
+    pdf = FPDF(unit="mm", format=(60, 60))
+    pdf.add_page()
+    pdf.image(str(tmp_path / "page.png"), x=0, y=0, w=60, h=60)  # no text layer, no files
+    pdf.output(str(d / "scan.pdf"))
+    tiny_library.add_folder(d)
+    scan = str(d / "scan.pdf")
+    assert tiny_library.explain(scan)["state"] == "ocr_done"
+    a_newer_reader(monkeypatch, "pdf")
+    tiny_library.config = make_config(models={"reranker": ""}, scan={"ocr": False})
+    with files_opened() as first:
+        rep = tiny_library.sync()
+    assert rep.unchanged == 1 and rep.failed == 0, rep
+    assert first.count(scan) == 1, first  # looked at for its files once
+    with files_opened() as second:
+        rep = tiny_library.sync()
+    assert rep.unchanged == 1, rep
+    assert second.count(scan) == 0, second
+    assert _top(tiny_library, "capybaras burrows") == scan
