@@ -389,11 +389,15 @@ class _Sync:
         self.extract_and_queue(f, path, old, sha, data)
 
     def read_container(self, f: ScannedFile, path: str, sha: str, found: Found) -> None:
+        def problem(p: str, o: Optional[FileRow], st: str, why: str, sf: Optional[ScannedFile]) -> None:
+            if found.members_only and p == path:  # its files unread: its own entry, OCR'd, stays (counted below)
+                self.rep.problems.append((p, why))
+                return
+            self.problem(o, p, st, why, sf)
+
         try:
             self.seen.update(index_container(f, path, self.existing, sha, self.config, self.cancel, self.rep,
-                                             self.index_doc,
-                                             lambda p, o, st, why, sf: self.problem(o, p, st, why, sf),
-                                             self.batcher.check_cancel, found=found))
+                                             self.index_doc, problem, self.batcher.check_cancel, found=found))
         except Cancelled:
             self.batcher.flush_and_stop()
         old = self.existing.get(path)

@@ -405,3 +405,46 @@ def test_a_scan_holding_no_files_is_looked_at_once_for_them(tiny_library, tmp_pa
     assert rep.unchanged == 1, rep
     assert second.count(scan) == 0, second
     assert _top(tiny_library, "capybaras burrows") == scan
+
+
+def test_a_scans_files_failing_to_read_leave_its_ocrd_text_as_it_was(tiny_library, tmp_path, monkeypatch):
+    """The members-only read of an OCR'd PDF (decision 0203) that fails to walk its files keeps the scan's own
+    entry: it was recorded failed, its OCR'd passages dropped (no later sync read them back: a failed PDF is read
+    in full, not by the OCR step), and counted twice, failed and unchanged."""
+    from fpdf import FPDF
+    from PIL import Image
+    from pypdf import PdfWriter
+
+    from searchapp.base.errors import ExtractionError
+    from searchapp.ingest.extractors import members
+    from searchapp.library.ocr import step
+    from searchapp.library.sync import members as sync_members
+
+    monkeypatch.setattr(step, "available_engine", lambda: _Whiteboard())
+    d = tmp_path / "docs"
+    d.mkdir()
+    Image.new("RGB", (64, 64), "white").save(tmp_path / "page.png")
+    pdf = FPDF(unit="mm", format=(60, 60))
+    pdf.add_page()
+    pdf.image(str(tmp_path / "page.png"), x=0, y=0, w=60, h=60)  # no text layer
+    pdf.output(str(d / "scan.pdf"))
+    w = PdfWriter(clone_from=str(d / "scan.pdf"))
+    w.add_attachment("agenda.txt", b"Agenda: the pangolin exhibit.\n")
+    with open(d / "scan.pdf", "wb") as fh:
+        w.write(fh)
+    with monkeypatch.context() as m:  # the version before: attachments not read
+        m.setattr(members, "holds_files", lambda *a: False)
+        tiny_library.add_folder(d)
+    scan = str(d / "scan.pdf")
+    a_newer_reader(monkeypatch, "pdf")
+
+    def broken(*args, **kwargs):
+        raise ExtractionError("broken attachment tree")
+        yield
+
+    monkeypatch.setattr(sync_members, "iter_members", broken)
+    rep = tiny_library.sync()
+    assert (rep.failed, rep.unchanged, rep.scanned) == (0, 1, 1), rep
+    assert any(p == scan and "broken attachment tree" in why for p, why in rep.problems), rep.problems
+    assert tiny_library.explain(scan)["state"] == "ocr_done"
+    assert _top(tiny_library, "capybaras burrows") == scan
