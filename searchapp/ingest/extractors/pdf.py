@@ -381,7 +381,8 @@ def _page_text(page: PageObject, shared: dict[_ContentKey, str]) -> str:
     key = _content_key(page)
     if key is not None and key in shared:
         return shared[key]
-    text = ligatures_named(page.extract_text() or "")
+    text = page.extract_text() or ""
+    text = ligatures_named(text, _ligature_names(page)) if "/" in text else text
     if key is not None:
         shared[key] = text
     return text
@@ -390,13 +391,39 @@ def _page_text(page: PageObject, shared: dict[_ContentKey, str]) -> str:
 # A ligature's glyph name with no Unicode map in its font, as pypdf writes it: "/f_i" (the Adobe Glyph List's
 # rule: components joined by "_"). A font of a typesetting tool (an IRS form) names fi and fl so, and pypdf knows
 # only ff, ffi and ffl by name: "of/f_ices" and "/f_irst" were indexed, and `offices`, `first` found nothing there.
-# Only the ligatures fonts draw (f with f, i, l, t, j, b, h, k; st, ct, Th), so a path such as "/a_b" is kept.
+# Only the ligatures fonts draw (f with f, i, l, t, j, b, h, k; st, ct, Th), and only the names a font of the page
+# gives its codes (its encoding's /Differences, where pypdf found the name it wrote): a page's own text "cd
+# /tmp/s_test" or "C:/data/f_index.csv" is no glyph name, and was read "cd /tmpstest", "C:/datafindex.csv".
 _LIGATURE_NAME = re.compile(r"/(f_f_[il]|f_[fitjbhkl]|[sc]_t|T_h)")
+_FONTS_LOOKED_AT = 64  # a page's fonts (its own and its forms'), each a dictionary read: a hostile page holds more
 
 
-def ligatures_named(text: str) -> str:
-    """`text` with each ligature glyph name (_LIGATURE_NAME) written as its letters: "of/f_ices" is "offices"."""
-    return _LIGATURE_NAME.sub(lambda m: m.group(1).replace("_", ""), text) if "/" in text else text
+def ligatures_named(text: str, names: frozenset[str]) -> str:
+    """`text` with each ligature glyph name (_LIGATURE_NAME) among `names` (_ligature_names) written as its
+    letters: "of/f_ices" is "offices"."""
+    if not names:
+        return text
+    return _LIGATURE_NAME.sub(lambda m: m.group(1).replace("_", "") if m.group(0) in names else m.group(0), text)
+
+
+def _ligature_names(page: PageObject) -> frozenset[str]:
+    """The ligature glyph names the fonts of `page` (and of its forms, one level down) give codes in their
+    encoding's /Differences ("/f_i"); none for a page whose fonts cannot be read."""
+    found: set[str] = set()
+    try:
+        resources = [page.get("/Resources")]
+        xobjects = (resources[0] or {}).get("/XObject") or {}
+        resources += [xobjects[k].get_object().get("/Resources") for k in list(xobjects)[:_FONTS_LOOKED_AT]]
+        fonts = [f for r in resources if r for f in list((r.get_object().get("/Font") or {}).values())]
+        for font in fonts[:_FONTS_LOOKED_AT]:
+            encoding = font.get_object().get("/Encoding")
+            encoding = encoding.get_object() if encoding is not None else None
+            differences = encoding.get("/Differences") if isinstance(encoding, dict) else None
+            found.update(str(n) for n in (differences or ()) if isinstance(n, str) and _LIGATURE_NAME.fullmatch(n))
+    except Exception as exc:  # a malformed font dictionary: no name is replaced, the text kept as pypdf read it
+        log.debug("fonts of a page not read for ligature names: %s", exc)
+        return frozenset()
+    return frozenset(found)
 
 
 def _content_key(page: PageObject) -> Optional[_ContentKey]:

@@ -18,6 +18,7 @@ import pytest
 from pdf_files import (PLEASE_WAIT, acroform_pdf, annotated_pdf, datasets_xml, glyph_code_pdf, japan1_pdf,
                        ligature_name_pdf, xfa_form_pdf)
 
+from corpus import write_pdf
 from searchapp.base.errors import ExtractionError, UnsupportedFileError
 from searchapp.base.types import Document, PageSpan
 from searchapp.ingest.extractors import extract, pdf_notes
@@ -122,6 +123,9 @@ def test_a_ligature_named_without_a_unicode_map_is_read_as_its_letters(tmp_path)
     # An IRS publication's font names fi as /f_i: pypdf wrote "of/f_ices" and `offices` never found the page.
     doc = extract(ligature_name_pdf(tmp_path / "p15.pdf", "IRS of\x01ces: the \x01rst \x03oor, \x04e end, a/b_c"))
     assert _page(doc, 1) == "IRS offices: the first floor, The end, a/b_c"
+    # a page's own text that reads like a glyph name (a path), where no font names a ligature so, is kept
+    write_pdf(tmp_path / "paths.pdf", ["cd /tmp/s_test and open C:/data/f_index.csv"])
+    assert "cd /tmp/s_test and open C:/data/f_index.csv" in extract(tmp_path / "paths.pdf").text
 
 
 def test_a_pdf_pypdf_cannot_open_is_read_whole_by_pdfium(tmp_path):
