@@ -12,6 +12,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# torch's OpenMP threads sleep when a parallel region ends instead of spinning for the next one (read when torch
+# loads its libgomp, so before any import of torch; the processes the tests start inherit it). Same threads, same
+# numbers: only how an idle thread waits. Spinning, they burned a third of the CPU of the model tests beside other
+# work (tests/unit/models' cross-encoder and SBERT-WK files: 12-13 CPU s -> 7-8).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import pytest
 

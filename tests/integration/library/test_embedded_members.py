@@ -17,9 +17,19 @@ from corpus import write_pdf
 from newer_readers import a_newer_reader
 from office_files import make_pptx, write_zip
 from searchapp.base.member_paths import MEMBER_SEP
+from searchapp.ingest.ocr.engine import ENGINE_ENV
 from searchapp.ingest.extractors.members import iter_members
 
 pytestmark = pytest.mark.engines("sqlite")
+
+
+@pytest.fixture(autouse=True)
+def _no_ocr(monkeypatch):
+    """OCR off: the short PDFs here (an embedded page of a few words is under ingest/ocr/pdf_pages.MIN_LETTERS) would
+    each be rendered and read by the real engine (~1-2 CPU s a page, most of this module's time), and what is read
+    from them is not what these tests are about; their text layer is indexed alike (tests/integration/library/
+    test_ocr_sync.py tests the OCR step)."""
+    monkeypatch.setenv(ENGINE_ENV, "none")
 
 
 def _pdf_bytes(tmp_path: Path, text: str) -> bytes:
