@@ -73,7 +73,7 @@ from .title import clean_title
 if TYPE_CHECKING:  # pypdf is imported when a PDF is read, not with this module
     from pypdf import PageObject, PdfReader
 
-__all__ = ["SUFFIXES", "MAX_PAGES", "extract_pdf"]
+__all__ = ["SUFFIXES", "MAX_PAGES", "NO_PAGES", "extract_pdf"]
 
 SUFFIXES = frozenset({".pdf"})
 MAX_PAGES = 5000
@@ -99,6 +99,9 @@ def _quiet_pypdf() -> None:
 LIMIT = "PDF exceeds a decompression or size limit"
 AES = "encrypted with AES, which pypdf reads only with the cryptography package"
 TRUNCATED = "truncated PDF (no end-of-file marker): an incomplete download?"
+# A PDF of no pages has nothing to read, now or by OCR: skipped for it, not "no text found", which a sync with OCR on
+# reads again as a scan read while OCR was off (sync/ocr_waits.ocr_turned_on): it was, at every sync (a reviewer)
+NO_PAGES = "a PDF of no pages: nothing to read"
 _TAIL = 1024  # the PDF standard has readers look for %%EOF in a file's last 1,024 bytes
 
 
@@ -147,7 +150,7 @@ def extract_pdf(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 reason = TRUNCATED
             whole = _whole_file_by_pdfium(path, fh, max_chars, cancel)
             if whole is None:
-                raise (UnsupportedFileError if reason == ENCRYPTED else ExtractionError)(reason) from None
+                raise (UnsupportedFileError if reason in (ENCRYPTED, NO_PAGES) else ExtractionError)(reason) from None
             return replace(whole, notes=(f"read by pdfium: pypdf could not ({reason})"[:300], *whole.notes))
 
 
@@ -270,6 +273,8 @@ def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional
         raise ExtractionError(limit_reason(exc)) from None
     except Exception as exc:
         raise ExtractionError(f"corrupt PDF: {exc}") from None
+    if total == 0:
+        raise UnsupportedFileError(NO_PAGES)  # unless pdfium finds pages pypdf does not (extract_pdf)
     if total > MAX_PAGES:
         log.warning("%s: %d pages, only the first %d are indexed", path, total, MAX_PAGES)
     texts: list[str] = []

@@ -344,6 +344,36 @@ def test_scans_read_while_ocr_was_off_wait_for_it_once_it_is_on(tmp_path, make_c
         assert lib.search("quarterly invoices", mode="lexical").hits  # its text layer kept meanwhile
 
 
+def test_a_pdf_of_no_pages_is_read_once_with_ocr_on(tmp_path, make_config, tiny_encoder, monkeypatch):
+    """A PDF of no pages was "no text found" with no OCR state: what a scan read while OCR was off looks like in a
+    library from before that was marked (ocr_turned_on), so a sync with OCR on read it again, every sync (a reviewer)."""
+    from pypdf import PdfWriter
+
+    from opened_files import files_opened
+    from searchapp.ingest.extractors.pdf import NO_PAGES
+    from searchapp.library import Library
+    from searchapp.store.ledger import entry_state
+
+    from searchapp.ingest import scan as scan_module
+
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    monkeypatch.setattr(scan_module, "RACY_NS", 0)  # none "just written": the next sync keeps them unread, as at home
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    empty = docs / "empty.pdf"
+    PdfWriter().write(empty)
+    with Library(make_config(models={"reranker": ""}, scan={"ocr": True}), encoder=tiny_encoder) as lib:
+        lib.add_folder(docs, embed=False)
+        assert entry_state(lib.store, str(empty))[1].error == NO_PAGES
+        # as a library from before the mark recorded it: read again once, then left as it is
+        lib.store.execute("UPDATE files SET error = 'no text found' WHERE path = ?", (str(empty),))
+        lib.sync(embed=False)
+        assert entry_state(lib.store, str(empty))[1].error == NO_PAGES
+        with files_opened() as opened:
+            lib.sync(embed=False)
+        assert str(empty) not in opened
+
+
 @needs_rapidocr
 def test_cancel_during_ocr_keeps_the_text_pass(tmp_path, tiny_library, counting):
     docs = tmp_path / "docs"
