@@ -345,10 +345,9 @@ class _Whiteboard:
         return "Whiteboard notes about capybaras and their burrows"
 
 
-def test_a_scans_attached_files_are_read_by_the_first_sync_of_a_newer_reader(tiny_library, tmp_path, monkeypatch):
-    """A PDF whose text came from OCR is read again by the OCR step, not by the words pass, and that step reads no
-    attached files: a newer PDF reader's files came only with the scan's next change (decision 0189's "Left").
-    Now the words pass reads its files alone, and its OCR'd text stays as it was (decision 0203)."""
+def _an_ocrd_scan_holding_a_file(lib, tmp_path, monkeypatch) -> str:
+    """docs/scan.pdf: a page with no text layer (read by a stand-in OCR engine) and an attached agenda.txt, indexed
+    by a version that did not read attached files."""
     from fpdf import FPDF
     from PIL import Image
     from pypdf import PdfWriter
@@ -370,8 +369,18 @@ def test_a_scans_attached_files_are_read_by_the_first_sync_of_a_newer_reader(tin
         w.write(fh)
     with monkeypatch.context() as m:  # the version before: attachments not read
         m.setattr(members, "holds_files", lambda *a: False)
-        tiny_library.add_folder(d)
+        lib.add_folder(d)
     scan = str(d / "scan.pdf")
+    return scan
+
+
+def test_a_scans_attached_files_are_read_by_the_first_sync_of_a_newer_reader(tiny_library, tmp_path, monkeypatch):
+    """A PDF whose text came from OCR is read again by the OCR step, not by the words pass, and that step reads no
+    attached files: a newer PDF reader's files came only with the scan's next change (decision 0189's "Left").
+    Now the words pass reads its files alone, and its OCR'd text stays as it was (decision 0203)."""
+
+
+    scan = _an_ocrd_scan_holding_a_file(tiny_library, tmp_path, monkeypatch)
     assert tiny_library.explain(scan)["state"] == "ocr_done"
     assert not tiny_library.search("pangolin exhibit", mode="lexical").hits
     a_newer_reader(monkeypatch, "pdf")
@@ -421,31 +430,11 @@ def test_a_scans_files_failing_to_read_leave_its_ocrd_text_as_it_was(tiny_librar
     """The members-only read of an OCR'd PDF (decision 0203) that fails to walk its files keeps the scan's own
     entry: it was recorded failed, its OCR'd passages dropped (no later sync read them back: a failed PDF is read
     in full, not by the OCR step), and counted twice, failed and unchanged."""
-    from fpdf import FPDF
-    from PIL import Image
-    from pypdf import PdfWriter
 
     from searchapp.base.errors import ExtractionError
-    from searchapp.ingest.extractors import members
-    from searchapp.library.ocr import step
     from searchapp.library.sync import members as sync_members
 
-    monkeypatch.setattr(step, "available_engine", lambda: _Whiteboard())
-    d = tmp_path / "docs"
-    d.mkdir()
-    Image.new("RGB", (64, 64), "white").save(tmp_path / "page.png")
-    pdf = FPDF(unit="mm", format=(60, 60))
-    pdf.add_page()
-    pdf.image(str(tmp_path / "page.png"), x=0, y=0, w=60, h=60)  # no text layer
-    pdf.output(str(d / "scan.pdf"))
-    w = PdfWriter(clone_from=str(d / "scan.pdf"))
-    w.add_attachment("agenda.txt", b"Agenda: the pangolin exhibit.\n")
-    with open(d / "scan.pdf", "wb") as fh:
-        w.write(fh)
-    with monkeypatch.context() as m:  # the version before: attachments not read
-        m.setattr(members, "holds_files", lambda *a: False)
-        tiny_library.add_folder(d)
-    scan = str(d / "scan.pdf")
+    scan = _an_ocrd_scan_holding_a_file(tiny_library, tmp_path, monkeypatch)
     a_newer_reader(monkeypatch, "pdf")
 
     def broken(*args, **kwargs):

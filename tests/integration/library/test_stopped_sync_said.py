@@ -102,22 +102,10 @@ def test_a_shared_librarys_stopped_sync_is_said_by_status_and_by_the_machines_ne
                                                                                          engine_address):
     """A shared library's sync (a machine's own folders) stopped by the person left no mark: its failures were never
     said. Now it keeps one of its machine's, in the server's meta, as the desktop's does in its own."""
-    from searchapp.base.errors import Cancelled
-    from searchapp.base.progress import CancelToken
+    from stopped_syncs import stop_after_a_failure
 
     docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a-broken.pdf").write_bytes(b"not a pdf")
-    for i in range(3):
-        (docs / f"n{i}.txt").write_text(f"Note {i} on the harbour wall repairs.\n")
-    token = CancelToken()
-
-    def cancel_at_n0(p):  # a-broken, n0: stopped as n0 is reported, after a-broken failed
-        if p.stage == "extracting" and p.done == 2:
-            token.cancel()
-
-    with pytest.raises(Cancelled):
-        tiny_library.add_folder(docs, cancel_at_n0, cancel=token, embed=False)
+    stop_after_a_failure(tiny_library, docs)
     stopped = tiny_library.status().stopped
     assert stopped is not None and stopped.exact and (stopped.done, stopped.total) == (1, 4)
     assert [Path(p).name for p, _, _ in stopped.problems] == ["a-broken.pdf"]

@@ -233,26 +233,14 @@ def test_status_says_this_machines_stopped_sync(run, tmp_path, pg_address, monke
     """A newcomer's sync lost its server mid-way: `status` on that desktop said nothing of it (only its JSON had
     `stopped_sync`), where the desktop's says how far it came and what it could not read. Another machine's
     status does not say this machine's stop."""
+    from stopped_syncs import stop_after_a_failure
+
     from searchapp.base.config import load_config
-    from searchapp.base.errors import Cancelled
-    from searchapp.base.progress import CancelToken
     from searchapp.library.shared import SharedLibrary
 
     monkeypatch.setenv("SEARCHAPP_MACHINE", "desk-a")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a-broken.pdf").write_bytes(b"not a pdf")
-    for i in range(3):
-        (docs / f"n{i}.txt").write_text(f"Note {i} on the harbour wall repairs.\n")
-    token = CancelToken()
-
-    def cancel_at_n0(p):  # a-broken, n0: stopped as n0 is reported, after a-broken failed
-        if p.stage == "extracting" and p.done == 2:
-            token.cancel()
-
     with SharedLibrary(load_config(tmp_path / "lib", env={}), pg_address, create=True, encoder=tiny_encoder) as lib:
-        with pytest.raises(Cancelled):
-            lib.add_folder(docs, cancel_at_n0, cancel=token, embed=False)
+        stop_after_a_failure(lib, tmp_path / "docs")
     code, out, _ = run("--library", pg_address, "status")
     assert code == 0 and "note: the last sync stopped after 1 of 4 files" in out and "a-broken.pdf" in out, out
     monkeypatch.setenv("SEARCHAPP_MACHINE", "desk-b")
