@@ -54,7 +54,7 @@ import os
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Optional
+from typing import TYPE_CHECKING, Any, BinaryIO, Optional
 
 from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
@@ -262,8 +262,9 @@ def _title(path: Path, reader: PdfReader) -> str:
         return ""
 
 
-def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional[int], cancel: Optional[CancelToken],
-             title: str = "") -> Document:
+def _pages(reader: PdfReader) -> tuple[Any, int]:
+    """The document's pages and how many; a PDF of none is NO_PAGES (unless pdfium finds pages pypdf does not:
+    extract_pdf)."""
     from pypdf.errors import LimitReachedError
 
     try:
@@ -274,7 +275,15 @@ def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional
     except Exception as exc:
         raise ExtractionError(f"corrupt PDF: {exc}") from None
     if total == 0:
-        raise UnsupportedFileError(NO_PAGES)  # unless pdfium finds pages pypdf does not (extract_pdf)
+        raise UnsupportedFileError(NO_PAGES)
+    return pages, total
+
+
+def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional[int], cancel: Optional[CancelToken],
+             title: str = "") -> Document:
+    from pypdf.errors import LimitReachedError
+
+    pages, total = _pages(reader)
     if total > MAX_PAGES:
         log.warning("%s: %d pages, only the first %d are indexed", path, total, MAX_PAGES)
     texts: list[str] = []
