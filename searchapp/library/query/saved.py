@@ -31,6 +31,7 @@ from ...base.search_modes import check_mode
 from ...store.history import SEARCHES_DB, SavedSearch, SearchesDB, SearchesError
 from .check import is_empty_query
 from .length import capped_query
+from ..sync.roots import linked_folders
 from .syntax import moved_folders
 from ..resources.undo_file import Rewrite
 
@@ -158,6 +159,8 @@ class SearchingLibrary(Protocol[_Answer]):
 
     def generation(self) -> int: ...
 
+    def roots(self) -> list[str]: ...
+
     def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None,
                rerank: Optional[bool] = None, candidates: Optional[int] = None, group: Optional[str] = None,
                literal: bool = False, filters: Optional[SearchFilters] = None) -> _Answer: ...
@@ -276,13 +279,20 @@ class SavedSearches(Generic[_Answer]):
         if db is None:
             return []
         inside = old.rstrip(os.sep) + os.sep
+        # an in: typed through a link (~/link-to-docs/Work) is where the search looks (decision 0192): OLD, taken
+        # out by the move just now, is counted among the folders for the link to land in it
+        roots = [*self.library.roots(), old]
+
+        def place_of(place: str) -> str:
+            return linked_folders((place,), roots)[-1]
+
         done: builtins.list[Rewrite] = []
         with db:
             rows = db.saved()
             db.add_seen([(s.name, new + path[len(old):]) for s in rows for path in db.seen(s.name)
                          if path == old or path.startswith(inside)])
             for s in rows:
-                after = None if s.literal else moved_folders(s.query, old, new)
+                after = None if s.literal else moved_folders(s.query, old, new, place_of)
                 if after is not None and db.set_query(s.name, s.query, after):
                     done.append(Rewrite(s.name, s.query, after))
         return done

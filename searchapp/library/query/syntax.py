@@ -36,7 +36,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Callable, Optional
 
 from ...base.errors import ConfigError, QueryError
 from .filters import SearchFilters, parse_date, parse_types
@@ -424,19 +424,23 @@ def with_filters(text: str, filters: SearchFilters) -> str:
 
 
 
-def moved_folders(text: str, old: str, new: str) -> Optional[str]:
+def moved_folders(text: str, old: str, new: str, place_of: Optional[Callable[[str], str]] = None) -> Optional[str]:
     """`text` with each in:/dir: place at `old` or under it (absolute both, as the library stores folders) written
     at the same place under `new` (decision 0196: a saved search follows `searchapp moved`); None when none is, or
     when one cannot be written (a new place that needs quotes and holds a '"': the query has no escape). Only those
     fields change, each as the person typed it otherwise: its name (in:, dir:, IN:), `~` when the new place is
     still under the home folder; the rest of the text is kept to the character. A place is read as filters_of
-    reads it (`~` expanded, a relative one from the working folder) and matched whole (/a/docs is not /a/docs2)."""
+    reads it (`~` expanded, a relative one from the working folder) and matched whole (/a/docs is not /a/docs2).
+    `place_of`: where the search would look for a place (a link resolved, sync/roots.linked_folders); a place typed
+    through a link to `old` is written at its place under `new`, or it searched the old place after the move."""
     spans: list[tuple[int, int, str]] = []
     for t in _Parser(text).tokens():
         if t.kind != "field" or t.name != "in" and t.name != "dir" or not t.text.strip():
             continue
         value = t.text.strip()
         place = os.path.abspath(os.path.expanduser(value))
+        if not is_within(place, old) and place_of is not None:
+            place = place_of(place)
         if not is_within(place, old):
             continue
         moved = new + place[len(old):]

@@ -347,10 +347,15 @@ def test_a_move_and_an_in_typed_through_links_name_the_folders_as_index_does(tin
     old, new = make_notes(tmp_path / "Documents"), tmp_path / "Docs"
     tiny_library.add_folder(old)
     (tmp_path / "old-link").symlink_to(old)
+    saved = SavedSearches(tiny_library)  # a saved search typed through the link follows the move (decision 0196)
+    saved.add("linked", f"volcano in:{tmp_path / 'old-link' / 'x'}")
+    saved.add("elsewhere", f"in:{tmp_path / 'old-link2'}")
     old.rename(new)  # the link now leads where the folder was
     (tmp_path / "new-link").symlink_to(new)
     moved = follow_move(tiny_library, str(tmp_path / "old-link"), str(tmp_path / "new-link"))
     assert (moved.old, moved.new, moved.added) == (str(old), str(new), True) and tiny_library.roots() == [str(new)]
+    assert {s.name: s.query for s in saved.list()} == {"linked": f"volcano in:{new / 'x'}",
+                                                      "elsewhere": f"in:{tmp_path / 'old-link2'}"}
 
     for query, filters in ((f"orthodontist in:{tmp_path / 'new-link'}", None),
                            ("orthodontist", SearchFilters.build(folders=[str(tmp_path / "new-link")]))):
