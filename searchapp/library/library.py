@@ -500,7 +500,8 @@ class Library(WatchAndServe):
                 opening = index is None and not wait_for_meaning and meaning_progress(reader)[0] > 0
             # The process writing now, this one too: a status a watch answers while it embeds names the watch
             return build_status(self.config, str(self.data_dir), reader, index, self.index_notice(),
-                                index_opening=opening, integrity=verdict.result, writer=self._writer())
+                                index_opening=opening, integrity=verdict.result, writer=self._writer(),
+                                writing_here=self._updates.turn is not None)
         finally:
             wait([verdict])  # its read ends within this one (close waits for reads in flight)
 

@@ -94,7 +94,7 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     # The files a person has, and apart what was read out of their archives and mail (decision 0163)
     members = f"; in archives and mail: {by_status(st.members, st.members_ocr_pending, st.members_empty)}" if st.members else ""
     say(f"files: {by_status(st.files, st.files_ocr_pending, st.files_empty)}{members}; passages: {st.chunks}; vectors: {st.vectors}; "
-        f"consistent: {'yes' if st.consistent else 'NO'}")
+        f"consistent: {_consistent_word(st)}")
     unopened = unopened_counts(st.not_document_types, st.left_out_by_rules, st.folders_left_out)
     if unopened:  # every file met is counted somewhere (decision 0180)
         say(f"also met, never opened: {unopened}; {counted(st.files_met(), 'file')} met by the last full syncs")
@@ -165,6 +165,13 @@ def bi_encoder_conventions(b: BiEncoderStatus) -> str:
     norm = "normalized" if b["declares_normalize"] else "normalized by searchapp (the model declares no Normalize)"
     return (f"pooling: {b['pooling']}{whose}; query prompt: {describe_prompt(b['query_prompt'])}; "
             f"passage prompt: {describe_prompt(b['passage_prompt'])}{source}; {norm}")
+
+
+def _consistent_word(st: LibraryStatus) -> str:
+    """yes, NO, or (this process writing mid-sync: the index and the store may differ for that moment) not judged."""
+    if not st.consistency_checked:
+        return "not checked now (this process is syncing)"
+    return "yes" if st.consistent else "NO"
 
 
 def _status_exit_code(st: LibraryStatus) -> int:

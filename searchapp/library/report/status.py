@@ -135,7 +135,7 @@ class LibraryStatus:
     files: dict[str, int]  # status -> files on disk (decision 0163: an archive or mailbox is one, its members are not)
     chunks: int
     vectors: int
-    consistent: bool
+    consistent: bool  # True too when not judged now (consistency_checked False)
     failed: list[tuple[str, str, str]]  # (path, status, reason) of every skipped or failed file, not of `left_out`
     bi_encoder: BiEncoderStatus
     reranker: dict[str, Optional[str]]
@@ -158,6 +158,9 @@ class LibraryStatus:
     # The vector index was still opening when this was taken (Library.status(wait_for_meaning=False)): the
     # vector figures and `consistent` are not known yet. Never set for `searchapp status`, which waits.
     index_opening: bool = False
+    # False: this process was writing the library when this was taken (a sync's batch committed to the store, not yet
+    # added to the index): the two are not compared then, as they may differ for that moment; `consistent` says True.
+    consistency_checked: bool = True
     meaning_rate: Optional[float] = None  # passages/s the last sync measured here (sync/meaning_rate.py), or None
     # A shared library (library/shared.py): its address as shown, and the other machines' folders, (machine,
     # RootStatus): searched here too, synced and removed by their machine. `roots` are this machine's.
@@ -240,6 +243,7 @@ class LibraryStatus:
                         "passages_per_s": self.meaning_rate,
                         "left_s": _rounded(meaning_left_s(self.chunks - self.embedded, self.meaning_rate))},
             "consistent": self.consistent,
+            "consistency_checked": self.consistency_checked,
             "failed": [self._failed_json(row) for row in self.failed],
             "left_out": self.left_out,
             "cut": [{**member_fields(p), "key": p, "note": note, "passages": n} for p, note, n in self.cut],
@@ -382,7 +386,8 @@ class SavedIds:
 def build_status(config: Config, data_dir: str, db: Store, index: Optional[IndexIds | InStore],
                  index_notice: Optional[str], *, index_opening: bool = False,
                  integrity: Optional[Callable[[], bool]] = None, owner: Optional[str] = None,
-                 writer: Optional[Holder] = None, embedder: Optional[str] = None) -> LibraryStatus:
+                 writer: Optional[Holder] = None, embedder: Optional[str] = None,
+                 writing_here: bool = False) -> LibraryStatus:
     """`db`: a reader; `index`: the vector index brought up to date with it, or the ids of its file when that is
     current (SavedIds), or None (no vectors yet, or `index_opening`: it is still opening in the background), or
     IN_STORE (the store's own index: no id is read); `owner`: a shared library's machine, whose files alone the
@@ -390,7 +395,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     `integrity`: gives SQLite's quick_check verdict, asked last (it may be running on another thread meanwhile;
     None: run it now; see library/resources/integrity.py); `writer`: the process writing the library now;
     `embedder`: who embeds the passages still waiting, when not `searchapp index` (a shared library's other
-    machines)."""
+    machines); `writing_here`: this process is writing the library now (a sync mid-batch): the index and the store
+    are not compared (consistency_checked False)."""
     from ...models.device_summary import describe_device  # no torch without CUDA
 
     rows = db.roots()
@@ -438,7 +444,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         members_empty=entries.members_empty,
         chunks=chunks,
         vectors=vectors,
-        consistent=(db.integrity_ok() if integrity is None else integrity()) and bool(consistent),
+        consistent=(db.integrity_ok() if integrity is None else integrity()) and (bool(consistent) or writing_here),
+        consistency_checked=not writing_here,
         failed=failed,
         failed_states=failed_states,
         read_by_older=older,
@@ -552,9 +559,11 @@ def unopened_counts(not_documents: Mapping[str, int], left_out_by_rules: Mapping
 def _index_check(db: Store, index: Optional[IndexIds], embedded: int) -> tuple[int, np.ndarray, bool]:
     """(vectors in the index, stored passages whose vector is unusable, whether the index holds exactly the
     stored vectors less those)."""
-    vectors = len(index) if index is not None else 0
-    stored_ids = db.embedded_ids()  # passages waiting for a vector are not in the index yet, rightly
+    # One read of the index (its lock held for it): its count apart was a second read, and a sync of this process
+    # adding a batch between the two made them disagree
     have = index.ids() if index is not None else None
+    vectors = len(have) if have is not None else 0
+    stored_ids = db.embedded_ids()  # passages waiting for a vector are not in the index yet, rightly
     # Both sorted and unique: NumPy's set routines told so skip sorting or hashing a million ids again (~0.4 s
     # a call at a million, per status).
     absent = np.setdiff1d(stored_ids, have, assume_unique=True) if have is not None else stored_ids[:0]

@@ -5,6 +5,7 @@ must not."""
 from __future__ import annotations
 
 import contextlib
+from concurrent.futures import ThreadPoolExecutor
 import os
 import stat
 
@@ -161,3 +162,29 @@ def test_any_unreadable_integrity_record_counts_as_none(tiny_library, tmp_path):
             os.chmod(record, 0o600)
             assert IntegrityCheck(lib.data_dir).ok(reader) and checks() == n, text[:20]
             assert record.read_text(encoding="utf-8").startswith('{"ok": true'), text[:20]
+
+
+def test_a_status_taken_while_this_process_syncs_never_says_inconsistent(tiny_library, tmp_path, monkeypatch):
+    """The index's count and ids, and the store's ids, are read at different moments: while this process's sync adds
+    vectors (a batch committed to the store, not yet in the index: held there, a status asked from that very point
+    of the sync) they disagree for a moment. Such a status does not judge consistency: it says it is not checked
+    now. Once the sync is done it is checked again."""
+    lib = _library_with_files(tiny_library, tmp_path, n=2)
+    more = tmp_path / "more"
+    more.mkdir()
+    for i in range(3):
+        (more / f"g{i}.txt").write_text(f"Another passage {i} about weather {i}.\n", encoding="utf-8")
+    taken = []
+    add = lib.vectors.add
+
+    def status_then_add(ids, vectors):  # as the window asks, on a thread of its own, while the sync waits here
+        with ThreadPoolExecutor(1) as pool:
+            taken.append(pool.submit(lib.status).result(timeout=60))
+        add(ids, vectors)
+
+    monkeypatch.setattr(lib.vectors, "add", status_then_add)
+    lib.add_folder(more)
+    assert taken and all(st.consistent and not st.consistency_checked for st in taken), [
+        (st.vectors, st.embedded, st.consistent) for st in taken]
+    after = lib.status()
+    assert after.consistent and after.consistency_checked and after.vectors == after.embedded == 5
