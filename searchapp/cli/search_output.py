@@ -51,12 +51,16 @@ def hit_place(h: Hit, here: Optional[str] = None) -> str:
     if getattr(h, "ocr", False):
         where += "  (OCR)"  # the text was recognised from an image: spelling may be off
     theirs = h.indexed_elsewhere(here)
-    if not getattr(h, "available", True):
-        why = getattr(h, "unavailable", "") or "file or folder missing"
-        where += f"  [{printable(theirs)}'s, unavailable here: {why}]" if theirs else f"  [unavailable: {why}]"
-    elif theirs:
-        where += f"  [{printable(theirs)}'s]"
-    return where
+    available = getattr(h, "available", True)
+    return where + place_mark(theirs, None if available else getattr(h, "unavailable", "") or "file or folder missing")
+
+
+def place_mark(theirs: Optional[str], unavailable: Optional[str]) -> str:
+    """What follows a file's place on a shared library: "  [desk-a's]" (another machine indexed it), "  [desk-a's,
+    unavailable here: why]", "  [unavailable: why]", or "" (search, similar and duplicates alike)."""
+    if unavailable is not None:
+        return f"  [{printable(theirs)}'s, unavailable here: {unavailable}]" if theirs else f"  [unavailable: {unavailable}]"
+    return f"  [{printable(theirs)}'s]" if theirs else ""
 
 
 def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, out: Optional[TextIO] = None) -> None:

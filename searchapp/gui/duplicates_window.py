@@ -213,8 +213,9 @@ class DuplicatesWindow(QWidget):
             what, note = shown(path)
             item.setData(0, ITEM_ROLE, what)
             item.setData(0, NOTE_ROLE, note)
-            item.setData(0, NAME_FIRST_ROLE, (shown_name(path), where))
-            item.setToolTip(0, tooltip(shown_path(path)))
+            mark = _mark(self.report, path)
+            item.setData(0, NAME_FIRST_ROLE, (shown_name(path) + mark, where))
+            item.setToolTip(0, tooltip(shown_path(path) + mark))
 
     def _add_near_group(self, parent: QTreeWidgetItem, group: NearGroup, report: DuplicateReport) -> None:
         """A group of near duplicates: its files (one selected: it beside its nearest in the group), the lowest and
@@ -307,3 +308,14 @@ def _facing(pair: NearPair, path: str) -> NearPair:
         return pair
     return NearPair(pair.b, pair.a, pair.similarity,
                     [PassagePair(q.similarity, q.b_text, q.a_text, q.b_page, q.a_page) for q in pair.pairs])
+
+
+def _mark(report: Optional[DuplicateReport], path: str) -> str:
+    """"  (desk-a's)", "  (desk-a's, unavailable here)", "  (unavailable)" or "": a file of a shared library's report
+    marked as the results list marks a row (results_model.ResultsModel._file)."""
+    if report is None:
+        return ""
+    theirs = report.whose.get(path)
+    mark = (f"{theirs}'s" if theirs else "") + ("" if path not in report.unavailable else
+                                                (", unavailable here" if theirs else "unavailable"))
+    return f"  ({mark})" if mark else ""

@@ -487,6 +487,10 @@ class SharedLibrary:
         embedded, total = meaning_progress(self._as_store)
         if embedded < total:  # near duplicates are found by meaning (Library.duplicates)
             rep.meaning_percent = meaning_percent(embedded, total)
+        # whose each file is, and one not to be opened here, as a search's rows say it (they named another machine's
+        # file as if it were this desktop's, and one out of reach as if it could be opened)
+        shared_paths.mark_duplicates(self.store, self.paths, rep, lambda: [r.path for r in self.store.roots()] + [
+            here for _, _, here in shared_paths.mounted_roots(self.store, self.paths)])
         return rep
 
     def explain(self, path: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import TYPE_CHECKING, Any, Iterator, Optional, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, cast
 
 from ..base.member_paths import container_of, display_path, key_of, split_member
 from ..base.path_map import PathMap
@@ -23,8 +23,9 @@ if TYPE_CHECKING:
     from ..store import Store
     from ..store.postgres.pg_store import PgStore
     from .query.filters import SearchFilters
+    from .search.duplicates import DuplicateReport
 
-__all__ = ["held_elsewhere", "same_folder", "local_hits", "local_copies", "local_duplicates", "local_ledger", "resolve", "explain_shared", "mapped_folders",
+__all__ = ["held_elsewhere", "same_folder", "local_hits", "local_copies", "local_duplicates", "mark_duplicates", "local_ledger", "resolve", "explain_shared", "mapped_folders",
            "mapped_filters", "mounted_roots"]
 
 
@@ -75,6 +76,25 @@ class _LocalPaths:
 def local_duplicates(store: PgStore, paths: PathMap) -> Any:
     """The store `find_duplicates` reads: `store` itself without a map."""
     return _LocalPaths(store, paths) if paths else store
+
+
+def mark_duplicates(store: PgStore, paths: PathMap, rep: DuplicateReport, roots: Callable[[], list[str]]) -> None:
+    """Say whose each file of `rep` (named as this desktop names it) is, when another machine's, and why one cannot
+    be read here: as a search's and Similar's rows are marked (pipeline.mark_available, local_hits)."""
+    from .search.availability import why_unavailable
+
+    wanted = set(rep.paths())
+    if not wanted:
+        return
+    machines = store.file_machines()
+    whose: dict[str, str] = {}
+    for fid, key in store.file_paths().items():
+        machine = machines.get(fid, store.machine)
+        local = paths.to_local(machine, key)
+        if local in wanted and whose.get(local) != store.machine:  # one this machine holds too is its own
+            whose[local] = machine
+    rep.whose = {p: m for p, m in whose.items() if m != store.machine}
+    rep.unavailable = {p: why for p, why in why_unavailable(rep.paths(), roots).items() if why}
 
 
 def local_ledger(store: PgStore, paths: PathMap, rows: list[tuple[str, FileRow]]) -> list[tuple[str, FileRow]]:

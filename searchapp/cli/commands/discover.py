@@ -136,7 +136,7 @@ def print_duplicates(args: argparse.Namespace, rep: DuplicateReport, out: Option
     if rep.exact:
         print(f"exact copies ({counted(len(rep.exact), 'group')}):", file=out)
         for group in rep.exact:
-            print("  " + "\n  = ".join(printable(display_path(p)) for p in group), file=out)
+            print("  " + "\n  = ".join(_place(rep, p) for p in group), file=out)
     if rep.near:
         groups = rep.near_groups
         print(f"near duplicates ({counted(len(groups), 'group')} of {counted(len(rep.near), 'pair')}, "
@@ -148,6 +148,14 @@ def print_duplicates(args: argparse.Namespace, rep: DuplicateReport, out: Option
     return 0
 
 
+def _place(rep: DuplicateReport, path: str) -> str:
+    """A file of the report as shown, marked as a search's row is on a shared library (another machine's, or not to
+    be opened here)."""
+    from ..search_output import place_mark
+
+    return printable(display_path(path)) + place_mark(rep.whose.get(path), rep.unavailable.get(path))
+
+
 def _near_group_lines(rep: DuplicateReport, g: NearGroup) -> list[str]:
     """A group of near duplicates: two files as their pair (as before groups); more as the group's files, the
     lowest and highest similarity inside it, its weakest pair (what to compare first) and, when two of its files
@@ -155,12 +163,11 @@ def _near_group_lines(rep: DuplicateReport, g: NearGroup) -> list[str]:
     weakest = rep.near[g.weakest]
     n = len(g.paths)
     if n == 2:
-        lines = [f"  {weakest.similarity:.3f}  {printable(display_path(weakest.a))}",
-                 f"         {printable(display_path(weakest.b))}"]
+        lines = [f"  {weakest.similarity:.3f}  {_place(rep, weakest.a)}", f"         {_place(rep, weakest.b)}"]
     else:
         low = f"<{rep.threshold:.2f}" if g.not_near else f"{g.lowest:.3f}"  # two of its files are not near at all
         lines = [f"  {n} files, {counted(len(g.near), 'near pair')}, similarity {low}–{g.highest:.3f}:",
-                 *(f"         {printable(display_path(p))}" for p in g.paths),
+                 *(f"         {_place(rep, p)}" for p in g.paths),
                  f"         weakest pair {weakest.similarity:.3f}: {printable(display_name(weakest.a))}  ≈  "
                  f"{printable(display_name(weakest.b))}"]
     if weakest.pairs:

@@ -120,6 +120,14 @@ class DuplicateReport:
     stats: dict[str, float] = field(default_factory=dict)  # timings (ms) and the candidate pairs' count
     # < 100: passages still without a vector, which near duplicates cannot be found by (None: all have one)
     meaning_percent: Optional[int] = None
+    # On a shared library (SharedLibrary.duplicates), as a search's rows are marked: path -> the machine that indexed
+    # it, when not this one ("desk-a's"), and path -> why it cannot be read here; empty on a desktop library
+    whose: dict[str, str] = field(default_factory=dict)
+    unavailable: dict[str, str] = field(default_factory=dict)
+
+    def paths(self) -> list[str]:
+        """Every file the report names, once each, in the order it names them."""
+        return list(dict.fromkeys([p for g in self.exact for p in g] + [p for n in self.near for p in (n.a, n.b)]))
 
     @property
     def near_groups(self) -> list[NearGroup]:
@@ -137,6 +145,8 @@ class DuplicateReport:
                 "near": [p.to_json() for p in self.near],
                 "near_groups": [g.to_json() for g in groups],
                 **({"meaning_percent": self.meaning_percent} if self.meaning_percent is not None else {}),
+                **({"whose": self.whose} if self.whose else {}),
+                **({"unavailable": self.unavailable} if self.unavailable else {}),
                 **({"caution": CAUTION} if any(g.caution for g in groups) else {})}
 
 

@@ -116,6 +116,7 @@ def test_near_duplicates_are_listed_in_groups(qtbot):
     from PySide6.QtWidgets import QApplication
 
     from searchapp.gui.duplicates_window import DuplicatesWindow
+    from searchapp.gui.name_first import NAME_FIRST_ROLE
     from searchapp.library import DuplicateReport, NearPair, PassagePair
 
     notes = [f"/home/me/Notes/2026-11-0{d}.md" for d in range(2, 6)]
@@ -133,7 +134,9 @@ def test_near_duplicates_are_listed_in_groups(qtbot):
     qtbot.addWidget(dw)
     dw.resize(1200, 640)  # its own size, in a 1280x800 window
     dw.show()
-    dw.set_report(DuplicateReport(exact=[], near=near, threshold=0.8))
+    # a shared library's: another machine's file, and one not to be read here, marked as the results list marks them
+    dw.set_report(DuplicateReport(exact=[], near=near, threshold=0.8, whose={notes[0]: "desk-a", notes[1]: "desk-a"},
+                                  unavailable={notes[1]: "file or folder missing", notes[2]: "not answering"}))
     assert dw.summary.text().startswith("0 groups of exact copies, 4 groups of near duplicates (40 pairs, threshold")
     top = dw.tree.topLevelItem(1)
     assert top.text(0) == "Near duplicates (4 groups)"
@@ -141,6 +144,9 @@ def test_near_duplicates_are_listed_in_groups(qtbot):
     assert (alike.text(0), alike.text(1)) == ("3 files ≈ heatpump.md", "0.900")
     assert (template.text(0), template.text(1)) == ("4 files ≈ 2026-11-02.md", "0.940–0.980")
     assert [f.text(0) for f in children(template)[:4]] == notes
+    assert [f.data(0, NAME_FIRST_ROLE)[0] for f in children(template)[:4]] == [
+        "2026-11-02.md  (desk-a's)", "2026-11-03.md  (desk-a's, unavailable here)", "2026-11-04.md  (unavailable)",
+        "2026-11-05.md"]
     inside = children(template)[4]
     assert inside.text(0) == "Near pairs inside (6)" and inside.childCount() == 6
     assert template.isExpanded() and not inside.isExpanded()  # its files shown, its pairs folded

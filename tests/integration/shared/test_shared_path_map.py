@@ -129,6 +129,18 @@ def test_desk_b_sees_and_names_desk_as_files_at_its_own_mount_point(desks, tmp_p
     code, out, _ = run("desk-b", "duplicates", "--json")
     copies = [str(mount_b / "docs" / "bread.txt"), str(mount_b / "docs" / "copy.txt")]
     assert code == 0 and json.loads(out)["exact"] == [{"paths": copies, "keys": copies}]
+    # its rows say whose each file is, and one not to be opened here says so, as search's and similar's do
+    shutil.copy(share2 / "rye.txt", share2 / "rye-copy.txt")
+    assert run("desk-a", "index")[0] == 0
+    share2.rename(share2.with_name("share2-away"))
+    try:
+        code, out, err = run("desk-b", "duplicates")
+    finally:
+        share2.with_name("share2-away").rename(share2)
+    assert code == 0 and f"  {copies[0]}  [desk-a's]\n  = {copies[1]}  [desk-a's]\n" in out, out
+    assert f"  = {share2 / 'rye.txt'}  [desk-a's, unavailable here: file or folder missing]\n" in out, out
+    code, out, _ = run("desk-a", "duplicates")  # its own files: nothing to mark
+    assert code == 0 and "[" not in out, out
     code, out, _ = run("desk-b", "status", "--files", "--json")
     paths = [f["path"] for f in json.loads(out)["files"]]
     assert code == 0 and str(mount_b / "docs" / "copy.txt") in paths and not any(p.startswith(f"{share_a}/") for p in paths)
