@@ -23,7 +23,7 @@ import builtins
 import os
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Generic, Optional, Protocol, Sequence, TypedDict, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, Protocol, Sequence, TypedDict, TypeVar, Unpack
 
 from ...base.config import Config, check_setting
 from ...base.errors import ConfigError, DataDirError, StoreError
@@ -31,7 +31,6 @@ from ...base.search_modes import check_mode
 from ...store.history import SEARCHES_DB, SavedSearch, SearchesDB, SearchesError
 from .check import is_empty_query
 from .length import capped_query
-from ..sync.roots import linked_folders
 from .syntax import moved_folders
 from ..resources.undo_file import Rewrite
 
@@ -269,23 +268,17 @@ class SavedSearches(Generic[_Answer]):
         with db:
             return db.seen(name)
 
-    def follow_move(self, old: str, new: str) -> builtins.list[Rewrite]:
+    def follow_move(self, old: str, new: str, place_of: Callable[[str], str]) -> builtins.list[Rewrite]:
         """A folder followed from `old` to `new` (library/sync/moved.py): each query's in: places at `old` or under
         it name the same places under `new` (decision 0196: a person who said the folder moved expects their saved
         searches to follow it), and the files each saved search had seen under `old` are seen under `new` too, or
         a move showed them all as new. What was rewritten, for the move to say and its undo to put back. A literal
-        search has no fields; a query whose new place cannot be written is left (moved_folders)."""
+        search has no fields; a query whose new place cannot be written is left (moved_folders). `place_of`: where
+        a search looks for a place typed in an in: (a link resolved: sync/moved.py gives it, a layer above)."""
         db = None if self.library.read_only else self._db()
         if db is None:
             return []
         inside = old.rstrip(os.sep) + os.sep
-        # an in: typed through a link (~/link-to-docs/Work) is where the search looks (decision 0192): OLD, taken
-        # out by the move just now, is counted among the folders for the link to land in it
-        roots = [*self.library.roots(), old]
-
-        def place_of(place: str) -> str:
-            return linked_folders((place,), roots)[-1]
-
         done: builtins.list[Rewrite] = []
         with db:
             rows = db.saved()

@@ -399,19 +399,16 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     are not compared (consistency_checked False)."""
     from ...models.device_summary import describe_device  # no torch without CUDA
 
-    rows = db.roots()
-    halfway = moves_halfway(Path(data_dir), [r.path for r in rows])
-    roots = [_root_status(db, r, halfway.get(r.path)) for r in rows]
+    rows, roots = _roots(db, data_dir)
     embedded, chunks = meaning_progress(db)
     meta = db.meta()
     keep = library_keep(config.models.pooling, meta, bool(embedded or chunks))
     identity = _identity(config, keep)
     vectors, unusable, consistent = _vectors_check(db, index, embedded)
-    during_reindex = reindex_notice(db)
     rate = remembered_rate(db)
     # How passages were embedded is a question only once some were (a first sync still reading words has none).
     notes = [n for n in (index_notice, passage_context_note(config, meta) if embedded else None,
-                         during_reindex or meaning_note(embedded, chunks, rate, embedder or writer_embeds(writer)))
+                         reindex_notice(db) or meaning_note(embedded, chunks, rate, embedder or writer_embeds(writer)))
              if n]
     reindex_needed = settings_mismatch(config, meta) if chunks else None
     ledger = state_counts(db)
@@ -465,6 +462,13 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         query_path=_query_path(config, data_dir, identity),
         passage_path=_passage_path(config, identity),
     )
+
+
+def _roots(db: Store, data_dir: str) -> tuple[list[RootRow], list[RootStatus]]:
+    """The library's folders, as stored and as status says them (a move stopped halfway marked on its new place)."""
+    rows = db.roots()
+    halfway = moves_halfway(Path(data_dir), [r.path for r in rows])
+    return rows, [_root_status(db, r, halfway.get(r.path)) for r in rows]
 
 
 def _not_indexed(db: Store, owner: Optional[str]) -> tuple[list[Row], dict[Row, str], list[Row], MemberGroups]:

@@ -23,7 +23,7 @@ from ...ingest.fsnames import is_within
 from ..resources.undo_file import Rewrite
 from ..resources.undo_file import (MoveUndo, forget_move_begun, move_was_begun, note_move_begun, remember_move,
                                    remove_undoable)
-from .roots import library_place, owning_root
+from .roots import library_place, linked_folders, owning_root
 
 if TYPE_CHECKING:
     from ...base.config import Config
@@ -209,7 +209,15 @@ def _saved_searches_follow(lib: MovingLibrary, old: str, new: str) -> list[Rewri
     from ..query.saved import SavedSearches
 
     try:
-        return SavedSearches(cast(Any, lib)).follow_move(old, new)  # a Library or SharedLibrary: SearchingLibrary
+        # an in: typed through a link (~/link-to-docs/Work) is where the search looks (decision 0192): OLD, taken
+        # out by the move just now, is counted among the folders for the link to land in it
+        roots = [*lib.roots(), old]
+
+        def place_of(place: str) -> str:
+            return linked_folders((place,), roots)[-1]
+
+        # a Library or SharedLibrary: SearchingLibrary
+        return SavedSearches(cast(Any, lib)).follow_move(old, new, place_of)
     except SearchAppError as exc:  # a searches file that cannot be written: its counts are off, nothing lost
         log.warning("saved searches not told of the move %s -> %s: %s", old, new, exc)
         return []
