@@ -118,7 +118,8 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
         say(f"left out: {by_rule_counts(st.left_out)} (`searchapp status --files excluded` and `--files empty` "
             "list them)")
     if st.passwords_hidden:  # kept, searchable by their other words; the password is not (decision 0197)
-        say(f"passwords hidden: {counted(st.passwords_hidden, 'file')} hold a connection string whose password "
+        holds = "holds" if st.passwords_hidden == 1 else "hold"  # "1 file hold" (a newcomer)
+        say(f"passwords hidden: {counted(st.passwords_hidden, 'file')} {holds} a connection string whose password "
             "is not in the library (`searchapp explain FILE` says which)")
     for line in cut_lines(st.cut, st.cut_count, st.chunks):  # why a word at the end of a huge file is not found
         say(printable(line))

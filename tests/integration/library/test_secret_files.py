@@ -12,7 +12,7 @@ import zipfile
 import pytest
 
 from searchapp.base.errors import SecretFileError
-from searchapp.cli.commands.status import print_ledger
+from searchapp.cli.commands.status import print_ledger, print_status
 from searchapp.ingest import scan as scan_module
 from searchapp.ingest.extractors import registry
 from searchapp.ingest.secrets import token_reason
@@ -247,3 +247,6 @@ def test_a_library_read_under_0190_hides_a_connection_strings_password_and_refus
     assert password not in file_text(notes, lib.config).text  # the preview reads it again: hidden there too
     assert any("password written in a connection string hidden" in n for n in lib.explain(str(notes))["notes"])
     assert lib.status().passwords_hidden == 1
+    out = io.StringIO()
+    print_status(argparse.Namespace(json=False, check=False), lib.status(), None, out)
+    assert "passwords hidden: 1 file holds a connection string" in out.getvalue(), out.getvalue()
