@@ -447,6 +447,8 @@ def moved_folders(text: str, old: str, new: str, place_of: Optional[Callable[[st
         home = os.path.expanduser("~")
         if (value == "~" or value.startswith("~" + os.sep)) and is_within(moved, home) and home != os.sep:
             moved = "~" + moved[len(home):]
+        if value.endswith(os.sep) and not moved.endswith(os.sep):  # as typed: abspath dropped it
+            moved += os.sep
         written = field_value(moved)
         if written != moved and '"' in moved:  # quoted, it would end at its own '"'
             return None

@@ -189,7 +189,7 @@ def test_with_filters_writes_the_filter_bar_into_the_text():
     # the rest of the text kept to the character, a new place with a space quoted
     ("volcano in:/a/docs", 'volcano in:"/a/My Docs"'),
     ('IN:"/a/docs/x y"  -lava type:pdf', 'IN:"/a/My Docs/x y"  -lava type:pdf'),
-    ("dir:/a/docs/ in:/b", 'dir:"/a/My Docs" in:/b'),
+    ("dir:/a/docs/ in:/b", 'dir:"/a/My Docs/" in:/b'),  # its trailing slash kept, as typed
     ("in:~/docs/sub notes", 'in:"~/My Docs/sub" notes'),  # (home is /a here) `~` kept where the place still is
     # not the folder: a neighbour whose name begins the same, a place above it, a negated field (words), a phrase
     ("in:/a/docs2 x", None), ("in:/a", None), ("-in:/a/docs", None), ('"in:/a/docs"', None),
@@ -200,7 +200,7 @@ def test_a_moved_folder_is_written_into_the_in_fields_that_name_it(query, moved,
     if moved is not None:  # what the search reads of it: the new place, and everything else as before
         before, after = parse_query(query), parse_query(moved)
         assert after.clauses == before.clauses and after.types == before.types
-        assert {os.path.expanduser(f) for f in after.folders} <= {"/a/My Docs", "/a/My Docs/x y", "/b",
+        assert {os.path.abspath(os.path.expanduser(f)) for f in after.folders} <= {"/a/My Docs", "/a/My Docs/x y", "/b",
                                                                  "/a/My Docs/sub"}
     # a new place a query cannot write (quoted, it would end at its own '"'): left as it is, the move says so
     assert moved_folders(query, "/a/docs", '/a/say "hi"') is None
