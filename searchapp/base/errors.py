@@ -50,7 +50,8 @@ class HeldElsewhere(ConfigError):
     without the command line's advice; `root` is the folder asked for."""
 
     def __init__(self, why: str, root: str, one_file: bool = False) -> None:
-        twice = "it as this machine's too (then twice)" if one_file else "them as this machine's too (each file then twice)"
+        twice = ("it as this machine's too (then twice)" if one_file
+                 else "them as this machine's too (each file then twice)")
         super().__init__(f"{why}. `searchapp index --also {root}` indexes {twice}")
         self.why, self.root = why, root
 

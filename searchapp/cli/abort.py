@@ -19,7 +19,8 @@ from typing import NoReturn
 
 __all__ = ["end_now", "leave_unwaited", "ABORTED", "ABORTED_LINE"]
 
-_LOAD_THREAD = "searchapp-load-bi-encoder"  # model_set.LOAD_THREAD (not imported: this module starts with every command)
+# model_set.LOAD_THREAD, not imported: this module starts with every command
+_LOAD_THREAD = "searchapp-load-bi-encoder"
 ABORTED = 130  # cancelled (docs/cli.md, exit codes)
 # A command that writes: what a crash keeps (architecture.md: "loses at most the batch in flight"). Often there is
 # none in flight: a stopped sync's process waits at its exit for the model loading beside it (not a daemon thread).

@@ -59,7 +59,8 @@ def place_mark(theirs: Optional[str], unavailable: Optional[str]) -> str:
     """What follows a file's place on a shared library: "  [desk-a's]" (another machine indexed it), "  [desk-a's,
     unavailable here: why]", "  [unavailable: why]", or "" (search, similar and duplicates alike)."""
     if unavailable is not None:
-        return f"  [{printable(theirs)}'s, unavailable here: {unavailable}]" if theirs else f"  [unavailable: {unavailable}]"
+        return (f"  [{printable(theirs)}'s, unavailable here: {unavailable}]" if theirs
+                else f"  [unavailable: {unavailable}]")
     return f"  [{printable(theirs)}'s]" if theirs else ""
 
 

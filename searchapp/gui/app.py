@@ -74,8 +74,8 @@ def _say_not_opened(exc: SearchAppError, shared: bool) -> None:
 
     advice = ("Start searchapp again once the server can be reached; `searchapp --library local gui` opens this "
               "computer's own library meanwhile." if shared else "")
-    box = QMessageBox(QMessageBox.Icon.Warning, "searchapp", f"The library could not be opened:\n{exc}\n\n{advice}".strip(),
-                      QMessageBox.StandardButton.Ok)
+    text = f"The library could not be opened:\n{exc}\n\n{advice}".strip()
+    box = QMessageBox(QMessageBox.Icon.Warning, "searchapp", text, QMessageBox.StandardButton.Ok)
     box.setObjectName("notOpenedDialog")
     box.setTextFormat(Qt.TextFormat.PlainText)
     if not os.environ.get("SEARCHAPP_SMOKE_TEST"):  # the packaged-build check waits for no one

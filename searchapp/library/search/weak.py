@@ -71,10 +71,10 @@ def mark_weak(hits: list[Hit], unread: list[str]) -> Optional[str]:
 
 
 def is_weak(hit: Hit, line: float = WEAK_COSINE) -> bool:
-    """No shared word (BM25 absent or 0), a cosine under WEAK_COSINE or a passage of too few words for its cosine to
-    count, and no cross-encoder that says otherwise (`line`: UNREAD_COSINE for a query of unread words). A row without a cosine (lexical mode, a file with no vector
-    yet) or listed for its name is never weak. The caller asks only where the words side ran: in dense mode, or for
-    only common words, no BM25 says no shared word."""
+    """No shared word (BM25 absent or 0), a cosine under `line` (WEAK_COSINE; UNREAD_COSINE for a query of unread
+    words) or a passage of too few words for its cosine to count, and no cross-encoder that says otherwise. A row
+    without a cosine (lexical mode, a file with no vector yet) or listed for its name is never weak. The caller asks
+    only where the words side ran: in dense mode, or for only common words, no BM25 says no shared word."""
     s = hit.scores
     if hit.named or s.dense is None or (s.lexical or 0.0) > 0.0:
         return False
