@@ -17,7 +17,7 @@ from ..library.query.syntax import Clause, ParsedQuery
 from ..library.search.result import WHY_EMPTY
 from .plain import plain_label
 
-__all__ = ["EmptyResults", "empty_text", "adding_text", "WELCOME"]
+__all__ = ["EmptyResults", "empty_text", "adding_text", "ready_text", "WELCOME"]
 
 MARGIN = 12
 WELCOME = ("Nothing is indexed yet. Drop a folder (or files) anywhere on this window, or use File → Add Folder… "
@@ -31,6 +31,13 @@ def adding_text(paths: list[str]) -> str:
     then = f" (then {', '.join(names[1:])})" if names[1:] else ""
     return (f"Indexing {names[0]}{then}: finding its files, then reading them. The library pane counts them as "
             "they come in, and you can search as soon as the first ones are in.")
+
+
+def ready_text(files: int) -> str:
+    """Files are searchable and no search is shown: how many, and where to type (after a first sync the results
+    area was blank, and a newcomer did not know what to do next)."""
+    are = "file is" if files == 1 else "files are"
+    return f"{files:,} {are} searchable: type what you are looking for above (Ctrl+L)"
 
 
 def empty_text(result: SearchResult, bar_filters: bool) -> str:
@@ -114,6 +121,8 @@ class EmptyResults(QObject):
         # How to start, while the library has nothing to search (show_welcome): a search's "No results" says it too,
         # not "try other words" as if the words had been looked for in files
         self.start: Optional[str] = None
+        self.ready: Optional[str] = None  # what is searchable, while no search is shown (show_ready)
+        self.idle = True  # no search shown: the list is empty because nothing was asked
         self.viewport.installEventFilter(self)
 
     def show_welcome(self, on: bool, text: str = WELCOME) -> None:
@@ -129,11 +138,31 @@ class EmptyResults(QObject):
             self.welcome = False
             self.label.hide()
 
+    def show_ready(self, text: Optional[str]) -> None:
+        """The library holds files (`text`: ready_text) or none (None): said while no search is shown and no
+        welcome is; a welcome-like text, so a welcome or a search takes its place."""
+        self.ready = text
+        if self.start is not None or not self.idle:
+            return
+        if text:
+            self.welcome = True
+            self.label.setText(text)
+            self._place()
+            self.label.show()
+        elif self.welcome:
+            self.welcome = False
+            self.label.hide()
+
     def show_for(self, result: Optional[SearchResult], bar_filters: bool) -> None:
         self.welcome = False
+        self.idle = result is None
         if result is None and self.start is not None:  # the search cleared: how to start, again, in its place
             self.label.hide()
             self.show_welcome(True, self.start)
+            return
+        if result is None and self.ready:  # the search cleared: what is searchable, again
+            self.label.hide()
+            self.show_ready(self.ready)
             return
         if result is None or result.hits:
             self.label.hide()
@@ -147,7 +176,7 @@ class EmptyResults(QObject):
     def show_failed(self, query: str, why: str) -> None:
         """The search for `query` could not run (a shared library's server gone, a library that cannot be read):
         said over the emptied list, so no earlier search's results stand under this query as if they were its."""
-        self.welcome = False
+        self.welcome, self.idle = False, False
         what = f"The search for “{query}” could not run" if query.strip() else "The search could not run"
         self.label.setText(f"{what}: {why}")
         self._place()

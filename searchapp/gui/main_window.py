@@ -24,7 +24,7 @@ from ..library.resources.lock import writer_holder
 from ..library.shared import SharedLibrary
 from .changes import Changes
 from .discover_actions import DiscoverActions
-from .empty_results import adding_text
+from .empty_results import adding_text, ready_text
 from .errors import show_error
 from .filter_bar import FilterBar
 from .inspector_toggle import InspectorToggle
@@ -345,6 +345,8 @@ class MainWindow(QMainWindow):
         # its own, and its searches find theirs.
         self.search.empty.show_welcome(not st.roots and not st.elsewhere)
         self._show_adding()
+        searchable = st.files.get("indexed", 0)  # after a first sync: how many, and where to type
+        self.search.empty.show_ready(ready_text(searchable) if searchable else None)
         self.labels.show_status(st)
         self.labels.show_models(self.config, not self.search.models.loading)
         self.progress.show_scans_waiting(scans_waiting(st))  # the strip names the OCR step still ahead by them

@@ -158,7 +158,17 @@ def test_a_folder_dropped_on_an_empty_library_is_listed_at_once_and_the_results_
             held.release()
         qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
         qtbot.waitUntil(lambda: [path for path, _ in rows()] == [str(extra), str(home)], timeout=WAIT_MS)
-        assert not hint.isVisible()  # files are in: the results area is the results' again
+        # Files are in, no search typed: how many are searchable and where to type (it was blank), then a search's
+        # results take its place, and Escape brings it back
+        qtbot.waitUntil(lambda: win.status.files.get("indexed") == 22, timeout=WAIT_MS)
+        ready = "22 files are searchable: type what you are looking for above (Ctrl+L)"
+        assert hint.isVisible() and hint.text() == ready, hint.text()
+        assert hint.textFormat() == Qt.TextFormat.PlainText
+        shot(win, "ready_after_first_sync.png")
+        assert search(qtbot, win, "committee", "lexical").hits
+        assert not hint.isVisible()  # the results area is the results' again
+        win.search.clear()
+        assert hint.isVisible() and hint.text() == ready
         win.close()
 
 
