@@ -125,13 +125,14 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
         say(printable(line))
     if st.failed:
         from ...base.plural import entry_counts
-        from ...library.report.not_indexed import entries_in, members_in
 
-        entries = entries_in(st.failed, st.member_groups)  # as the counts above count: a grouped row is its members
+        # The window's count, by the core's one rule: a grouped row is its members, files and members apart (decision
+        # 0163), and mid-sync the scans its OCR step reads are waiting, not "not indexed" (decision 0201)
+        entries, of_members, waiting = st.not_indexed_counts()
         rows = len(st.failed)
-        # files and members apart, as the `files:` line above and a sync's header count them (decision 0163)
-        said = entry_counts(entries, members_in(st.failed, st.member_groups))
-        say(f"not indexed: {said}" + (f" in {counted(rows, 'row')}" if entries != rows else "") + ":")
+        parts = [entry_counts(entries, of_members)] if entries or not waiting else []  # "3 waiting for OCR" alone
+        said = " · ".join(parts + ([f"{waiting:,} waiting for OCR"] if waiting else []))
+        say(f"not indexed: {said}" + (f" in {counted(rows, 'row')}" if entries + waiting != rows else "") + ":")
         for row in st.failed:  # by the state the ledger's query gave it: the one `status --files STATE` finds it by
             path, _, reason = row
             say(f"  [{st.failed_states[row]}] {printable(display_path(path))}: {printable(reason)}")

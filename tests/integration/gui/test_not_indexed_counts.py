@@ -119,5 +119,15 @@ def test_mid_sync_the_scans_its_ocr_step_reads_are_not_counted_not_indexed(tmp_p
     assert panel.problems_button.text() == "Not indexed: 1 + 1 · 1 waiting for OCR"
     assert "1 waiting for OCR, which the sync running now reads" in panel.problems_button.toolTip()
     assert any("wait for OCR: the sync running now reads them" in n for n in st.notes), st.notes
-    panel.set_status(tiny_library.status())  # it ended (here: before its OCR step): not indexed again, as before
+    assert "not indexed: 1 file and 1 item in archives and mail · 1 waiting for OCR:\n" in _status_text(st)
+    ended = tiny_library.status()
+    panel.set_status(ended)  # it ended (here: before its OCR step): not indexed again, as before
     assert panel.problems_button.text() == "Not indexed: 2 + 1"
+    assert "not indexed: 2 files and 1 item in archives and mail:\n" in _status_text(ended)
+
+
+def _status_text(st) -> str:
+    """`searchapp status`'s lines for `st`, in-process."""
+    out = io.StringIO()
+    print_status(argparse.Namespace(json=False, check=False), st, None, out)
+    return out.getvalue()
