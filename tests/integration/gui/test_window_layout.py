@@ -308,7 +308,9 @@ def test_a_first_start_says_how_to_begin_and_the_settings_show_model_ids_whole(q
         (tmp_path / "docs" / "a.txt").write_text("a volcano\n", encoding="utf-8")
         with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
             win.add_paths([str(tmp_path / "docs")])
-        assert not hint.isVisible()  # a folder is in: the hint is gone
+        # a folder is in: the first start's hint is gone, the area says what is searchable instead
+        qtbot.waitUntil(lambda: hint.text() != WELCOME, timeout=WAIT_MS)
+        assert "1 file is searchable" in hint.text() and "Add Folder" not in hint.text()
         win.close()
 
 
