@@ -107,7 +107,8 @@ def config_like(path: str) -> str:
     name = os.path.basename(path.rsplit(DISPLAY_SEP, 1)[-1].replace("\\", "/")).lower()  # a member's own name
     if name in _CONFIG_NAMES or name.startswith(".env.") or os.path.splitext(name)[1] in _CONFIG_SUFFIXES:
         return "config"
-    if name in _COMMANDS_NAMES or name.endswith(("_history", ".history")) or os.path.splitext(name)[1] in _COMMANDS_SUFFIXES:
+    if (name in _COMMANDS_NAMES or name.endswith(("_history", ".history"))
+            or os.path.splitext(name)[1] in _COMMANDS_SUFFIXES):
         return "commands"
     return ""
 

@@ -38,7 +38,8 @@ def local_hits(store: PgStore, paths: PathMap, hits: list[Hit]) -> None:
         h.machine, h.indexed_path, h.path = machine, key, paths.to_local(machine, key)
     for hit in hits:
         hit.copies = local_copies(store, paths, hit.copies)
-        for n, local in zip(hit.near_copies, local_copies(store, paths, [n.path for n in hit.near_copies]), strict=True):
+        near = local_copies(store, paths, [n.path for n in hit.near_copies])
+        for n, local in zip(hit.near_copies, near, strict=True):
             n.path = local
 
 

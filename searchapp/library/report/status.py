@@ -188,7 +188,8 @@ class LibraryStatus:
     # The indexed entries a connection string's password was hidden in (decision 0197): kept, the password not
     passwords_hidden: int = 0
     # A sync runs now (`writer`) whose OCR step reads the entries waiting for OCR (OCR on, an engine there): they
-    # are on their way, not "not indexed" (not_indexed_counts, decision 0201); once it has ended, those still waiting are again
+    # are on their way, not "not indexed" (not_indexed_counts, decision 0201); once it has ended, those still waiting
+    # are counted not indexed again
     ocr_under_way: bool = False
 
     @property
@@ -415,8 +416,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     under_way = ocr_under_way(config, writer)
     # An unplugged drive's folder waits until it is back: the window would say at every start that it reads it again
     older = read_by_older_readers(db, [r for r, shown in zip(rows, roots, strict=True) if not shown.missing])
-    notes += [n for n in (ocr_status_note(config, ledger, under_way), _kept_note(config, keep, identity), _older_note(older),
-                          _shelf_note(db)) if n]
+    notes += [n for n in (ocr_status_note(config, ledger, under_way), _kept_note(config, keep, identity),
+                          _older_note(older), _shelf_note(db)) if n]
     if len(unusable):
         notes.append(_unusable_note(len(unusable)))
         reindex_needed = reindex_needed or notes[-1]

@@ -229,8 +229,8 @@ def _without_short(store: Store, chunk_ids: np.ndarray, file_of: np.ndarray, a_o
 
 def report_near(store: Store, found: _Found, out: DuplicateReport) -> None:
     """Add the scored near pairs `found` ([(similarity, file, file, [(similarity, chunk, chunk)])]) to `out.near`,
-    best first, each pair's files in natural path order (orig(2) before orig(10)) with their passage texts; a file or passage deleted meanwhile
-    is left out."""
+    best first, each pair's files in natural path order (orig(2) before orig(10)) with their passage texts; a file
+    or passage deleted meanwhile is left out."""
     paths = store.file_paths()
     texts = store.chunks([c for f in found for _, a, b in f[3] for c in (a, b)])
     found.sort(key=lambda f: (-f[0], natural_key(paths.get(f[1], "")), natural_key(paths.get(f[2], ""))))

@@ -39,8 +39,8 @@ __all__ = ["answered_listings", "listing_entry"]
 
 def listing_entry(row: ChunkRow) -> bool:
     """Whether the entry of `row` (its first passage: an entry's passages are all its listing or none of them, and
-    only the first starts with the listing's heading) is a container's listing: an archive's or a mailbox's own entry, or a document of no text of its own but files,
-    stored as its listing (sync/members.py)."""
+    only the first starts with the listing's heading) is a container's listing: an archive's or a mailbox's own
+    entry, or a document of no text of its own but files, stored as its listing (sync/members.py)."""
     return is_listing(row.path) or is_listing_text(row.path, row.text)
 
 
