@@ -158,7 +158,7 @@ class FolderWatch(QObject):
         asked before that wait: a folder dropped on an empty library meanwhile is one its own sync reads."""
         empty = False
         try:
-            empty = not lib.reader().roots()
+            empty = not lib.has_folders()
             self.ready.emit(lib, lib.start_watching(handoff=self.batch.emit).note, empty)
         except BaseException as exc:  # no watchdog, the system's limits, a closing library: said on the window's side
             self.ready.emit(lib, exc, empty)

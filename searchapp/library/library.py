@@ -162,6 +162,12 @@ class Library(WatchAndServe):
         """The indexed folders (and single files), as given to add_folder."""
         return [r.path for r in self.store.roots()]
 
+    @_reads
+    def has_folders(self) -> bool:
+        """Whether the library holds a folder (or a single file) now, as committed: asked on any thread (the
+        window's folder watch asks it on its own), through that thread's reader."""
+        return bool(self.reader().roots())
+
     def passage_count(self) -> int:
         return self.store.chunk_count()
 
@@ -282,9 +288,6 @@ class Library(WatchAndServe):
     def unplaced(self, typed: Sequence[str]) -> list[str]:
         """The in: values of `typed` no folder of the library is at (search/places.unplaced): the one rule its
         search says a typo'd place by and `saved list` marks a saved search by (SharedLibrary.unplaced the same)."""
-        return self._unplaced(typed)
-
-    def _unplaced(self, typed: Sequence[str]) -> list[str]:
         roots = [r.path for r in self.reader().roots()]
         return unplaced(typed, roots, lambda place: linked_folders((place,), roots), holds=self._holds)
 
@@ -371,7 +374,7 @@ class Library(WatchAndServe):
         if want_rerank and cross is None and mode != "lexical" and not result.said(LISTING):
             self._say(result, RERANKER, self.models.reranker_notice())
         if parsed is not None and parsed.folders:  # a typo'd in: finds nothing: said, or "no results" is all
-            self._say(result, PLACE, place_text(self._unplaced(parsed.folders)))
+            self._say(result, PLACE, place_text(self.unplaced(parsed.folders)))
         if not result.hits:  # the filters may be why: said, or "no results" reads as "no file has these words"
             from .search.empty_reason import why_empty
 

@@ -194,12 +194,8 @@ class SavedSearches(Generic[_Answer]):
     def naming(self, folder: str) -> builtins.list[str]:
         """The saved searches whose `in:` names `folder` or a place below it: after `moved` they find nothing
         there (decision 0157 leaves them as they are), and a newcomer's "Ducks" read "nothing new (0 files)" with no
-        word of why."""
-        from ...ingest.fsnames import is_within
-        from .syntax import parse_query
-
-        return [s.name for s in self.list() if any(is_within(os.path.abspath(os.path.expanduser(f)), folder)
-                                                   for f in parse_query(s.query, s.literal).folders)]
+        word of why. By the rule a move rewrites them by (syntax.moved_folders, here to the same place)."""
+        return [s.name for s in self.list() if not s.literal and moved_folders(s.query, folder, folder) is not None]
 
     def get(self, name: str) -> SavedSearch:
         db = self._db()

@@ -433,3 +433,18 @@ def test_the_move_counts_the_items_in_archives_apart(tiny_library, tmp_path):
     old.rename(new)
     moved = follow_move(tiny_library, str(old), str(new))
     assert moved.summary() == "4 files and 2 items in archives and mail, 0 passages embedded (meaning reused)"
+
+
+def test_a_saved_search_the_move_cannot_rewrite_is_named(tiny_cli, tmp_path, capsys):
+    """A new place a query cannot write (a space needs quotes, and a '"' would end them) leaves the saved search
+    naming the old place: the move names it, by the rule it rewrites the others by (SavedSearches.naming)."""
+    data = str(tmp_path / "lib")
+    old = make_notes(tmp_path / "Documents")
+    assert cli(capsys, "--data-dir", data, "index", str(old))[0] == 0
+    assert cli(capsys, "--data-dir", data, "saved", "add", "here", f"volcano in:{old}")[0] == 0
+    assert cli(capsys, "--data-dir", data, "saved", "add", "texts", "type:txt")[0] == 0
+    new = tmp_path / 'say "hi" docs'
+    old.rename(new)
+    code, out, err = cli(capsys, "--data-dir", data, "moved", str(old), str(new))
+    assert code == 0 and "saved search here:" not in out, out
+    assert f"1 saved search names in:{old}, which holds nothing now (here)" in err, err
