@@ -6,5 +6,5 @@ quiet_onnxruntime()  # before anything imports onnxruntime: its import alone wri
 
 # One number a release, raised by every release (decision 0154): the CHANGELOG heads its section with it, and a
 # bug report or `status --json` names the release it came from. pyproject.toml reads it from here.
-__version__ = "0.29.0"
+__version__ = "0.30.0"
 __all__ = ["__version__"]
