@@ -26,8 +26,9 @@ SECRETS_META = "secrets_rule"  # the version of the rule on secrets' text this l
 # "1": private keys and lists of passwords (decision 0177); "2": access tokens too (decision 0184); "3": JWTs,
 # credentials written out in config files, shell histories and .netrc lines, and a Firebase app's key no more
 # (decision 0190); "4": credentials in JSON files and shell scripts, and a connection string's password hidden
-# (decision 0197). A library read under "1", "2" or "3" is asked only for what came after.
-SECRETS_RULE = "4"
+# (decision 0197); "5": a connection string of keys and values outside a URL (`Server=…;Password=…`; 0197's
+# amendment). A library read under "1" to "4" is asked only for what came after.
+SECRETS_RULE = "5"
 
 
 def recheck_secrets(store: Store) -> None:
@@ -39,9 +40,9 @@ def recheck_secrets(store: Store) -> None:
     if read_under == SECRETS_RULE:
         return
     with store.atomic():
-        if read_under not in ("1", "2", "3"):
+        if read_under not in ("1", "2", "3", "4"):
             read_again_where_text_holds(store, "PRIVATE KEY", "password")
-        if read_under != "3":
+        if read_under not in ("3", "4"):
             # a prefix finds the candidates (LIKE), the token's own shape says which hold one: "Asia" is no AWS key
             marks = JWT_MARKS if read_under == "2" else TOKEN_MARKS
             read_again_where_passages_hold(store, marks, lambda text: access_token(text) is not None)
@@ -50,7 +51,8 @@ def recheck_secrets(store: Store) -> None:
         # a setting's line only in a file named like a config file (a JSON file now too), a shell history or script
         read_again_where_named(store, lambda path: bool(config_like(path)),
                                lambda path, text: written_credential(text, path) is not None)
-        # a connection string's password, in any text: "://" finds every URL, the expression the few with one
+        # a connection string's password, in any text: "://" finds every URL, a key's letters every pair, the
+        # expressions the few with one
         read_again_where_passages_hold(store, CONNECTION_MARKS, lambda text: bool(connection_passwords(text)))
         if read_under == "2":  # 0.27.0 refused a Firebase web app's source file for its apiKey: read it again
             read_again_where_reason(store, [token_reason("Google")])

@@ -281,8 +281,18 @@ def test_a_credential_in_a_json_file_or_a_shell_script_is_a_secret(tmp_path, nam
     (f"pip.conf: index-url = https://ferry:p%40ss{_HIDDEN}@pypi.harbour/simple", ["https"]),  # %-escaped
     (f"mysql://root:Xk9@{_HIDDEN}@db.harbour:3306/shop", ["mysql"]),  # an "@" left unescaped: hidden whole
     ("postgres://u:changeme@db/x\n" * 1000 + f"postgres://ferry:{_HIDDEN}@db.harbour/tides", ["postgres"]),
+    # a connection string of keys and values outside a URL (0197's amendment): ADO.NET's, ODBC's, a JDBC URL's
+    # properties, libpq's
+    (f"Server=db1;Database=tides;User Id=sa;Password={_HIDDEN};", ["Password="]),
+    (f'<add name="Tides" connectionString="Data Source=db;Initial Catalog=tides;Pwd={_HIDDEN}" />', ["Pwd="]),
+    (f"Driver={{ODBC Driver 18}};Server=db;UID=sa;PWD={{{_HIDDEN}}};", ["PWD="]),
+    (f"jdbc:h2:mem:tides;USER=sa;PASSWORD={_HIDDEN}", ["PASSWORD="]),
+    (f'psycopg2.connect("host=db dbname=tides user=ferry password={_HIDDEN}")', ["password="]),
     # what is none: a user without a password, placeholders (decision 0190's rule), a default of the scheme's word
     ("ssh://git@github.com/daniel/tides.git and postgres://ferry@db/tides", []),
+    # a pair alone, a setting's key, a default of the string's own word, a placeholder
+    (f"Password={_HIDDEN} alone\ndb_password={_HIDDEN};server=db\nServer=postgres;User Id=postgres;Password=postgres1"
+     ";\nServer=db;Password=<your password>;", []),
     ("postgres://u:<password>@db/x postgres://u:${DB_PASS}@db/x postgres://u:****@db/x postgres://u:password@db/x "
      "postgres://u:changeme@db/x postgres://u:xxx@db/x postgres://postgres:postgres1@db/x", []),
     ("the login form posts to https://harbour.example/login?password=<yours>; see http://[::1]:8080/@me", []),
@@ -354,6 +364,7 @@ def test_a_huge_line_is_checked_in_bounded_steps():
     from searchapp.ingest import connection_strings as cs
 
     assert _unbounded(cs._USERINFO) == [] and _unbounded(cs._PARAMETER) == [] and _unbounded(cs._SCHEME) == []
+    assert _unbounded(cs._PAIR) == [] and _unbounded(cs._PAIR_KEY) == [] and _unbounded(cs._CONNECTION_KEY) == []
     assert _unbounded(re.compile(".*")) != []  # the walk sees one
     two_mb = "see https://u:" + "a" * 2 * 2**20  # one line, no "@": the password's run ends at its cap and fails
     assert cs.connection_passwords(two_mb) == [] and secret_content(two_mb, "dump.json") is None
@@ -361,4 +372,6 @@ def test_a_huge_line_is_checked_in_bounded_steps():
     assert len(cs.connection_passwords(many)) == 100_000
     line = "curl x " * 30_000 + f"postgres://u:{_HIDDEN}@db/x"  # a 200 KB line: its end still looked at
     assert [s for _, _, s in cs.connection_passwords(line)] == ["postgres"]
+    pairs = "Server=db;Password=" * 100_000 + _HIDDEN  # a 2 MB line of pairs: each judged in its 1 KB run, at most
+    assert [pairs[a:b] for a, b, _ in cs.connection_passwords(pairs)][-1] == _HIDDEN
     assert secret_content(line, "deploy.sh") is None and secret_content(line + "\n", "config.json") is None
