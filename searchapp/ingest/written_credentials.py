@@ -7,9 +7,11 @@ from a short list whose value reads as a credential (`is_credential`):
 - a config file (`.ini`, `.cfg`, `.conf`, `.cnf`, `.toml`, `.yaml`, `.yml`, `.properties`, `*.env`, `.envrc`,
   `.npmrc`, `.pypirc`; `.json`, decision 0197, as the JSON reader writes it: `db.password: …`, or as it is:
   `"password": "…",`): a line that is `key = value` or `key: value` and nothing after it but a comment;
-- a shell script (`.sh`, `.bash`, `.zsh`, `.ksh`: decision 0197), a shell's history (`.bash_history`, `.zsh_history`, `fish_history`, `.psql_history`, PowerShell's
-  `ConsoleHost_history.txt`…) and its start-up files (`.bashrc`, `.zshrc`, `.profile`…, also as a dotfiles folder
-  names them, without the dot): `export KEY=value`, `curl -u user:password`, `mysql -pPASSWORD`, `--password=…`;
+- a shell script (`.sh`, `.bash`, `.zsh`, `.ksh`: decision 0197; `.fish`, PowerShell's `.ps1`, `.psm1`, a
+  Dockerfile: 0197's amendment), a shell's history (`.bash_history`, `.zsh_history`, `fish_history`,
+  `.psql_history`, PowerShell's `ConsoleHost_history.txt`…) and its start-up files (`.bashrc`, `.zshrc`,
+  `.profile`…, also as a dotfiles folder names them, without the dot): `export KEY=value`, fish's `set -x KEY value`, PowerShell's `$env:KEY = "value"`, a
+  Dockerfile's `ENV KEY=value` and `ENV KEY value`, `curl -u user:password`, `mysql -pPASSWORD`, `--password=…`;
 - any text: a `.netrc` line, `machine HOST login USER password VALUE`: its shape is a sentence no one writes.
 A value is a credential when it is written out (no `$VAR`, `${…}`, `{{ … }}`, `%(…)s`, `<…>`, path or address), at
 least 6 characters with a letter and a digit in one part of it (`hunter2`, a random key; not a word, a number, a
@@ -53,21 +55,30 @@ _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")  # camelCase and SNAK
 _CONFIG_SUFFIXES = frozenset({".ini", ".cfg", ".conf", ".cnf", ".toml", ".yaml", ".yml", ".properties", ".env",
                               ".json"})
 # A shell script's lines are commands as a history's are (decision 0197): `export DB_PASSWORD=…`, `mysql -p'…'`,
-# `curl -u user:pass`
-_COMMANDS_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".ksh"})
+# `curl -u user:pass`; fish's, PowerShell's and a Dockerfile's too (0197's amendment: `set -x KEY value`,
+# `$env:KEY = "value"`, `ENV KEY value`)
+_COMMANDS_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".ksh", ".fish", ".ps1", ".psm1", ".dockerfile"})
 _CONFIG_NAMES = frozenset({".env", ".envrc", ".npmrc", ".pypirc", ".netrc", "_netrc"})
 _COMMANDS_NAMES = frozenset({".history", "consolehost_history.txt",  # PowerShell's PSReadLine file
                              ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile",
-                             "bashrc", "bash_profile", "zshrc", "zshenv", "zprofile"})
+                             "bashrc", "bash_profile", "zshrc", "zshenv", "zprofile", "dockerfile", "containerfile"})
 
 # A config file's setting: the whole line (a YAML list item `- KEY=value` as docker compose writes environments),
 # a quoted or bare key, `=` or `:`, a quoted or bare value, a JSON line's comma, then at most a comment.
 _SETTING = re.compile(r"""^[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?["']?(?P<key>[A-Za-z_][\w.-]{0,200}+)["']?[ \t]*[=:][ \t]*
-    (?P<value>"[^"\n]{0,300}"|'[^'\n]{0,300}'|[^\s"'#;]{1,300}+)[ \t]*,?[ \t]*(?:[#;].*|//.*)?$""", re.MULTILINE | re.VERBOSE)
+    (?P<value>"[^"\n]{0,300}"|'[^'\n]{0,300}'|[^\s"'#;]{1,300}+)["']?[ \t]*,?[ \t]*(?:[#;].*|//.*)?$""",
+                      re.MULTILINE | re.VERBOSE)  # ["']? after the value: a compose list's item `- "KEY=value"`
 # A shell's commands (a history's, a start-up file's), wherever a line has them (zsh writes ": 1700000000:0;"
 # first, fish "- cmd: ").
 _VALUE = r"""(?P<value>"[^"\n]{0,300}"|'[^'\n]{0,300}'|[^\s"'`;&|)]{1,300}+)"""
+# A variable exported as each shell writes it: `export KEY=value` (sh, a Dockerfile's `ENV KEY=value`), fish's
+# `set -x KEY value` (`-gx`, `-Ux`), PowerShell's `$env:KEY = value`, a Dockerfile's `ENV KEY value`
 _COMMANDS = re.compile(rf"""(?:^|[\s;&|(])(?:export[ \t]+)?(?P<key>[A-Za-z_][A-Za-z0-9_]{{0,80}}+)={_VALUE}
+    | (?:^|[\s;&|(])set(?:[ \t]+-[A-Za-z-]{{1,16}}+){{1,4}}+[ \t]+(?P<fish_key>[A-Za-z_][A-Za-z0-9_]{{0,80}}+)[ \t]+
+        {_VALUE.replace('value', 'fish_value')}
+    | \$(?i:env):(?P<ps_key>[A-Za-z_][A-Za-z0-9_]{{0,80}}+)[ \t]{{0,8}}=[ \t]{{0,8}}
+        {_VALUE.replace('value', 'ps_value')}
+    | ^[ \t]*ENV[ \t]+(?P<env_key>[A-Za-z_][A-Za-z0-9_]{{0,80}}+)[ \t]+{_VALUE.replace('value', 'env_value')}
     | \bcurl\b[^\n]{{0,300}}?[ \t](?P<curl>-u|--user)[ \t=]?["']?[^\s:"'$]{{1,100}}:{_VALUE.replace('value', 'curl_value')}
     | \b(?P<mysql>mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{{0,300}}?[ \t]-p{_VALUE.replace('value', 'mysql_value')}
     | [ \t](?P<option>--password)[ \t=]{_VALUE.replace('value', 'option_value')}""", re.MULTILINE | re.VERBOSE)
@@ -82,7 +93,8 @@ _NETRC = re.compile(r"machine(?<!\wmachine)[ \t]+\S{1,255}[ \t]+login[ \t]+\S{1,
 # took 350 ms to list the 35,000 of 10 MB of prose.
 _SEPARATORS = "=:"
 _NAME_ENDS = ("pass", "passwd", "password", "passphrase", "pwd", "secret", "token", "key")
-_COMMAND_WORDS = ("curl", "mysql", "mariadb", "--password")
+# (fish's `set -x KEY value` and a Dockerfile's `ENV KEY value` have no "=": found by their command's word)
+_COMMAND_WORDS = ("curl", "mysql", "mariadb", "--password", "set -", "ENV")
 
 # A value that is no credential: a reference, a path, an address, markup, YAML's anchors and tags.
 _REFERENCE = re.compile(r"^[$%{<\[(!@&*/~.\\]|\$\{|\$\(|\{\{|\}\}|%\(|://|ENC\(")
@@ -209,9 +221,10 @@ def _line_end(text: str, start: int) -> int:
 def _said(m: re.Match[str]) -> Optional[str]:
     """What a setting's or command's match names when its value is a credential, else None."""
     groups = m.groupdict()
-    if groups.get("key") is not None:
-        key = groups["key"]
-        return key if _credential_name(key) and is_credential(groups["value"], key) else None
+    for named in ("key", "fish_key", "ps_key", "env_key"):  # a variable, as each shell sets one
+        if groups.get(named) is not None:
+            key, value = groups[named], groups[named.replace("key", "value")]
+            return key if _credential_name(key) and is_credential(value, key) else None
     for what in ("curl", "mysql", "option"):
         if groups.get(what) is not None and is_credential(groups[f"{what}_value"]):
             return {"curl": f"curl {groups['curl']}", "mysql": f"{groups['mysql']} -p"}.get(what, groups[what])

@@ -27,7 +27,8 @@ SECRETS_META = "secrets_rule"  # the version of the rule on secrets' text this l
 # credentials written out in config files, shell histories and .netrc lines, and a Firebase app's key no more
 # (decision 0190); "4": credentials in JSON files and shell scripts, and a connection string's password hidden
 # (decision 0197); "5": a connection string of keys and values outside a URL (`Server=…;Password=…`; 0197's
-# amendment). A library read under "1" to "4" is asked only for what came after.
+# amendment), a fish, PowerShell or Dockerfile credential. A library read under "1" to "4" is asked only for what came
+# after.
 SECRETS_RULE = "5"
 
 

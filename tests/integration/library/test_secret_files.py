@@ -253,9 +253,11 @@ def test_a_library_read_under_0190_hides_a_connection_strings_password_and_refus
 
 
 @pytest.mark.engines("sqlite")
-def test_a_library_read_under_0197_hides_a_connection_string_of_keys_and_values(tiny_library, tmp_path, monkeypatch):
+def test_a_library_read_under_0197_hides_a_connection_strings_pair_and_refuses_a_fish_secret(
+        tiny_library, tmp_path, monkeypatch):
     """0197's amendment on a library 0.29.0 wrote (rule "4"): a note holding an ADO.NET connection string, indexed
-    then with its password, is read again and kept, its password in no passage; a note without one is not."""
+    then with its password, is read again and kept, its password in no passage; a note without one is not; a fish
+    script setting a password is refused."""
     docs = tmp_path / "docs"
     docs.mkdir()
     password = "Zk29" + "xLq4Wd"
@@ -263,18 +265,21 @@ def test_a_library_read_under_0197_hides_a_connection_string_of_keys_and_values(
     notes.write_text(PROSE + f"\nThe tide gauge: Server=db.harbour;Database=tides;User Id=gauge;Password={password};\n",
                      encoding="utf-8")
     (docs / "crowd.txt").write_text("A crowd on the quay watched the herons.\n", encoding="utf-8")
+    (docs / "config.fish").write_text(f"# the quay's tide feed\nset -gx TIDE_TOKEN {password}\n", encoding="utf-8")
     lib = tiny_library
-    monkeypatch.setattr(registry, "hide_connection_passwords", lambda doc, where="": doc)  # as 0.29.0 read it
+    monkeypatch.setattr(registry, "hide_connection_passwords", lambda doc, where="": doc)  # as 0.29.0 read them
+    monkeypatch.setattr(registry, "refuse_secret_text", lambda text, name="": None)
     lib.add_folder(docs, embed=False)
-    assert _hits(lib, password) == [str(notes)]
+    assert sorted(_hits(lib, password)) == [str(docs / "config.fish"), str(notes)]
     with lib.store.atomic():
         lib.store.set_meta(SECRETS_META, "4")
     monkeypatch.undo()
 
     recheck_secrets(lib.store)
     readers = {p.rsplit("/", 1)[1]: r for p, r in lib.store.conn.execute("SELECT path, reader FROM files")}
-    assert {n for n, r in readers.items() if r == 0} == {"notes.md"}, readers
-    lib.sync(embed=False)
+    assert {n for n, r in readers.items() if r == 0} == {"notes.md", "config.fish"}, readers
+    rep = lib.sync(embed=False)
+    assert [p for p, _ in rep.left_out] == [str(docs / "config.fish")]
     assert _hits(lib, password) == [] and _hits(lib, "tide gauge") == [str(notes)]
     assert not [t for (t,) in lib.store.conn.execute("SELECT text FROM chunks") if password in t]
     assert lib.status().passwords_hidden == 1

@@ -161,6 +161,8 @@ _HIDDEN = "Zk29" + "xLq4Wd"  # a credential written out: letters and digits, no 
     (".zsh_history", f": 1700000000:0;curl -u admin:{_HIDDEN} https://ci.harbour\n", "curl -u"),
     ("backup.zip › home/.mysql_history", f"mysqldump -uroot -p{_HIDDEN} shop > shop.sql\n", "mysqldump -p"),
     ("fish_history", f"- cmd: restic --password={_HIDDEN} backup ~\n", "--password"),
+    ("fish_history", f"- cmd: set -gx GH_TOKEN {_HIDDEN}\n  when: 1700000000\n", "GH_TOKEN"),  # 0197's amendment
+    ("ConsoleHost_history.txt", f"cd ~\n$Env:GH_TOKEN='{_HIDDEN}'\n", "GH_TOKEN"),
     ("notes.txt", f"The CI box:\nmachine ci.harbour login deploy password {_HIDDEN}\n", "a .netrc line"),
     # what is not one: the line outside a config file, code, a reference, a default, a name, a placeholder
     ("notes.txt", f"password = {_HIDDEN}\n", None),
@@ -240,11 +242,21 @@ _JWT_IO = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmF
     ("deploy.sh", f"#!/bin/sh\nset -e\nexport DB_PASSWORD={_HIDDEN}\n./migrate\n", "DB_PASSWORD"),
     ("backup.bash", f"mysqldump -u root -p'{_HIDDEN}' shop > shop.sql\n", "mysqldump -p"),
     ("ci.sh", f'curl -u deploy:{_HIDDEN} "https://ci.harbour/job"\n', "curl -u"),
+    # fish's, PowerShell's, a Dockerfile's and a compose file's (0197's amendment)
+    ("config.fish", f"set -gx PATH $HOME/bin $PATH\nset -x DB_PASSWORD {_HIDDEN}\n", "DB_PASSWORD"),
+    ("profile.ps1", f'Set-Location ~\n$env:DB_PASSWORD = "{_HIDDEN}"\n', "DB_PASSWORD"),
+    ("Dockerfile", f"FROM postgres:16\nENV POSTGRES_PASSWORD={_HIDDEN}\n", "POSTGRES_PASSWORD"),
+    ("Dockerfile", f"FROM postgres:16\nENV POSTGRES_PASSWORD {_HIDDEN}\n", "POSTGRES_PASSWORD"),
+    ("docker-compose.yml", f'services:\n  db:\n    environment:\n      - "POSTGRES_PASSWORD={_HIDDEN}"\n',
+     "POSTGRES_PASSWORD"),
     # what is none: a package.json, a tsconfig, a script's references, jwt.io's sample under "token" in a fixture
     ("package.json", json.dumps({"name": "ferry", "version": "1.2.3", "scripts": {"build": "tsc -p ."},
                                  "keywords": ["tide"], "publishConfig": {"access": "public"}}), None),
     ("tsconfig.json", '{\n  // strict\n  "compilerOptions": {"strict": true, "outDir": "dist"},\n}\n', None),
     ("deploy.sh", 'export DB_PASSWORD="$1"\nmysql -u root -p"$DB_PASSWORD" shop\ncurl -u "$USER:$TOKEN" x\n', None),
+    ("config.fish", "set -x DB_PASSWORD $argv[1]\nset -e DB_PASSWORD\nset -x EDITOR nvim\n", None),
+    ("profile.ps1", "$env:DB_PASSWORD = Read-Host -AsSecureString\n$env:GH_TOKEN = $secret\n", None),
+    ("Dockerfile", "ARG DB_PASSWORD\nENV DB_PASSWORD=${DB_PASSWORD}\nENV PG_MAJOR 16\nENV APP_ENV production\n", None),
     # botocore's API descriptions (AWS's own examples, pages' and requests' tokens), as met in the survey
     ("examples-1.json", json.dumps({"examples": {"CreateLoginProfile": [{"input": {"Password": "h]6EszR}vJ*m"}}]},
                                     "pagination": {"ListJobs": {"output_token": "Jobs[-1].JobId"}},
