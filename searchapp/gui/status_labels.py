@@ -20,6 +20,7 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QLabel, QSizeGrip, QStatusBar, QWidget
 
 from ..base.config import Config
+from ..base.plural import counted
 from ..library import LibraryStatus
 from ..base.rate import format_left
 from ..library.report.status import by_rule_counts, members_noun, unopened_counts
@@ -129,7 +130,11 @@ class StatusLabels(QObject):
             return
         note = _writer_note(st)
         state = ("" if st.consistent else " — index not consistent") + note
-        self._say(self.index, held + state, f"Library: {st.chunks:,} passages in {files:,} files" + state)
+        # the files whose connection string's password is not in the library, as `status` counts them (its one
+        # call, Library.status: decision 0197's amendment); read again after every sync, so said beside its summary
+        hidden = f" · {counted(st.passwords_hidden, 'file', grouped=True)} with a password hidden" \
+            if st.passwords_hidden else ""
+        self._say(self.index, held + hidden + state, f"Library: {st.chunks:,} passages in {files:,} files" + state)
         self.index.setToolTip(f"{st.writer} is syncing this library" if note else _set_aside(st))
         self.fit()
 
@@ -167,7 +172,12 @@ def _writer_note(st: LibraryStatus) -> str:
 
 def _set_aside(st: LibraryStatus) -> str:
     """What the files count leaves out, for its tooltip: the files left out on purpose (a secret, a lockfile, an
-    empty file: decisions 0177, 0178) and those met but never opened (decision 0180), as `status` says them."""
+    empty file: decisions 0177, 0178), those met but never opened (decision 0180) and the files a password was
+    hidden in (decision 0197), as `status` says them."""
     unopened = unopened_counts(st.not_document_types, st.left_out_by_rules, st.folders_left_out)
+    hidden = (f"Passwords hidden: {counted(st.passwords_hidden, 'file', grouped=True)} "
+              f"{'holds' if st.passwords_hidden == 1 else 'hold'} a connection string whose password is not in the "
+              "library")
     return "\n".join([f"Left out on purpose: {by_rule_counts(st.left_out)}"] * bool(st.left_out)
-                      + [f"Also met, never opened: {unopened}"] * bool(unopened))
+                      + [f"Also met, never opened: {unopened}"] * bool(unopened)
+                      + [hidden] * bool(st.passwords_hidden))
