@@ -141,6 +141,13 @@ def _bof(dt: int) -> bytes:
     return _biff(0x0809, struct.pack("<HHHHII", 0x0600, dt, 0x0DBB, 0x07CC, 0, 0x06))
 
 
+def graph_stream(version: int = 0x0680) -> bytes:
+    """The Workbook stream of a Microsoft Graph chart, as far as a reader looks: a BOF of Graph's own version (0x0680
+    in MSGraph.Chart.8, 0x0580 in MSGraph.Chart.5), a chart's series name, EOF."""
+    series = _biff(0x100D, struct.pack("<HB", 0, 6) + b"\x01" + "Apples".encode("utf-16-le"))
+    return _biff(0x0809, struct.pack("<HHHHII", version, 0x0005, 0x1BC2, 0x07CD, 0, 0x06)) + series + _biff(0x000A, b"")
+
+
 def _label(row: int, col: int, text: str) -> bytes:
     return _biff(0x0204, struct.pack("<HHHHB", row, col, 15, len(text), 1) + text.encode("utf-16-le"))
 

@@ -5,8 +5,10 @@ its document's compound file (a .doc's `ObjectPool/_1345470949`, an .xls's `MBD0
 What it holds, by its streams: a Word, Excel or PowerPoint 97-2003 document (the object's streams are the
 document's), an Acrobat document's PDF or an RTF document in `CONTENTS`, an Office Open XML file in `Package`, or a
 packaged file in `\\x01Ole10Native` (Windows' Packager: any file dropped into a document, named by its own name).
-Any other object (an equation, a chart, a linked file) is named with its class and not read. Only bytes are
-copied out of the compound file: nothing is run, nothing an object links to is fetched.
+Any other object (an equation, a chart, a linked file) is named with its class and not read. A chart of Microsoft
+Graph (class `MSGraph.Chart.8`, the chart Office 97-2003 embeds) holds a `Workbook` stream too, but a chart's: it is
+named as a chart, not handed to the .xls reader as a workbook, which failed it as a corrupt Excel file. Only bytes
+are copied out of the compound file: nothing is run, nothing an object links to is fetched.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ...base.errors import ExtractionError, UnsupportedFileError
 from .ole import OleFile
 from .ziputil import SafeZip
 
-__all__ = ["Found", "object_file", "ole10_native", "basename", "unknown"]
+__all__ = ["Found", "MS_GRAPH", "object_file", "ole10_native", "basename", "unknown", "chart"]
 
 Found = tuple[str, Optional[bytes], str]  # (name, its bytes or None, why it is not read)
 
@@ -27,6 +29,7 @@ _OLE_DOCUMENTS = (("WordDocument", ".doc"), ("Workbook", ".xls"), ("Book", ".xls
 _OOXML_MAIN = (("word/document.xml", ".docx"), ("xl/workbook.xml", ".xlsx"), ("ppt/presentation.xml", ".pptx"))
 _CONTENTS = ((b"%PDF", ".pdf"), (b"{\\rtf", ".rtf"))
 _PACKAGE = "Package"  # the class (ProgID) of Windows' Packager
+MS_GRAPH = "MSGraph.Chart"  # Microsoft Graph's classes: MSGraph.Chart.5, MSGraph.Chart.8
 
 
 def basename(name: str) -> str:
@@ -38,6 +41,12 @@ def unknown(kind: str = "") -> str:
     return f"embedded object of an unknown kind{f' ({kind[:60]})' if kind else ''}: not read"
 
 
+def chart(kind: str = "") -> str:
+    """Why a Microsoft Graph chart is not read: its data sheet and chart records are no document a person wrote,
+    and the document it sits in is read as before."""
+    return f"Microsoft Graph chart{f' ({kind[:60]})' if kind else ''}: not read"
+
+
 def object_file(name: str, stem: str, ole: OleFile, storage: str, whole: Optional[bytes], max_member: int) -> Found:
     """The file the object at `storage` of `ole` ("" its root) holds, named `stem` and the suffix of what it is
     (`embeddings/oleObject1.pdf`), or a packaged file by its own name (`embeddings/oleObject1/notes.txt`); else
@@ -45,6 +54,9 @@ def object_file(name: str, stem: str, ole: OleFile, storage: str, whole: Optiona
     then itself the document), None when it is a storage (written out as a compound file of its own)."""
     at = storage + "/" if storage else ""
     try:
+        kind = prog_id(ole.optional(at + "\x01CompObj", 4096))
+        if kind.startswith(MS_GRAPH):  # its Workbook stream is a chart's, no workbook: listed, not read
+            return name, None, chart(kind)
         for stream, suffix in _OLE_DOCUMENTS:
             if ole.exists(at + stream):  # the object is itself a Word, Excel or PowerPoint 97-2003 file
                 if whole is not None:
@@ -59,7 +71,6 @@ def object_file(name: str, stem: str, ole: OleFile, storage: str, whole: Optiona
                     return stem + suffix, inner, ""
         if ole.exists(at + "Package"):
             return _package(name, stem, ole.stream(at + "Package", max_member))
-        kind = prog_id(ole.optional(at + "\x01CompObj", 4096))
         if ole.exists(at + "\x01Ole10Native") and kind in ("", _PACKAGE):
             return ole10_native(name, stem, ole.stream(at + "\x01Ole10Native", max_member))
     except (ExtractionError, UnsupportedFileError) as exc:

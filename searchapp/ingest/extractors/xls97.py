@@ -15,7 +15,10 @@ BOUNDSHEET records may point at the same data). Sheets become pages as for .xlsx
 cells joined by " | ", the same cell and text caps), and a cell reads as it does there: a number by its value
 (sheets.number_text), a date or time as its cell style's number format shows it (xlsx_dates.py: `2016-12-27`,
 `06:15`, to the second, whatever float noise the serial holds). A workbook with a FILEPASS record is encrypted,
-and said to be.
+and said to be. A chart of Microsoft Graph (an object Office 97-2003 embeds, or one saved as a file) holds a
+Workbook stream of its own kind: its BOF record's version has the 0x80 bit set (0x0580, 0x0680: each of the 26 such
+charts among Apache POI's and Tika's test files), which xlrd does not know ("Can't determine file's BIFF version");
+it is skipped as a chart, not failed as a corrupt Excel file.
 """
 
 from __future__ import annotations
@@ -32,11 +35,12 @@ from ...base.safe_open import open_regular, read_at_most
 from ...base.types import Document
 from .ole import OleFile, corrupt
 from .ole_encrypted import ENCRYPTED
+from .ole_objects import chart, prog_id
 from .sheets import Workbook, cell_text, number_text
 from .xlsx_dates import BUILTIN, DateFormat, date_format, serial_text
 from .ziputil import PartTooLarge
 
-__all__ = ["SUFFIXES", "MAX_SHEETS", "read_xls", "bare_format", "read_bare_xls"]
+__all__ = ["SUFFIXES", "MAX_SHEETS", "read_xls", "ms_graph", "bare_format", "read_bare_xls"]
 
 SUFFIXES = frozenset({".xls", ".xlt"})
 MAX_SHEETS = 1000  # sheets read per workbook; a real one has a few dozen at most
@@ -48,6 +52,7 @@ _CHECK_EVERY = 4096  # cells, and rows
 # (workbook globals, a worksheet, an Excel 4.0 workbook): a chart or macro sheet is no workbook.
 _BARE_BOF = {0x0009: "Excel 2.x", 0x0209: "Excel 3.0", 0x0409: "Excel 4.0", 0x0809: "Excel 5.0 or later"}
 _BARE_STREAMS = frozenset({0x0005, 0x0010, 0x0100})
+_MS_GRAPH_BOF = frozenset({0x0580, 0x0680})  # the BOF versions Microsoft Graph writes (Excel's own: 0x0500, 0x0600)
 
 
 def _broken() -> tuple[type[BaseException], ...]:
@@ -63,7 +68,15 @@ def read_xls(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
     name = next((n for n in ("Workbook", "Book") if ole.exists(n)), None)
     if name is None:
         raise corrupt("Excel file: no Workbook stream")
-    return _read_stream(ole.stream(name, max_bytes), "Excel file", max_chars, cancel, bare=False)
+    data = ole.stream(name, max_bytes)
+    if ms_graph(data):
+        raise UnsupportedFileError(chart(prog_id(ole.optional("\x01CompObj", 4096))))
+    return _read_stream(data, "Excel file", max_chars, cancel, bare=False)
+
+
+def ms_graph(data: bytes) -> bool:
+    """Whether a workbook stream is a Microsoft Graph chart's: its first record a BOF of Graph's own version."""
+    return len(data) >= 8 and data[:2] == b"\x09\x08" and struct.unpack_from("<H", data, 4)[0] in _MS_GRAPH_BOF
 
 
 def bare_format(path: Path) -> str:

@@ -188,15 +188,16 @@ def _word(text: str) -> dict[str, bytes]:
 
 
 def _objects(tmp_path: Path, animal: str) -> dict[str, dict[str, bytes]]:
-    """Four embedded objects, each its streams: a packaged text file, an Acrobat document, a Word 97 document (each
-    about `animal`) and an equation (no file: named, not read)."""
-    from legacy_office_files import compobj, ole10_native
+    """Five embedded objects, each its streams: a packaged text file, an Acrobat document, a Word 97 document (each
+    about `animal`), an equation and a Microsoft Graph chart (no file: named, not read)."""
+    from legacy_office_files import compobj, graph_stream, ole10_native
 
     census = f"The {animal} census of the fjord.\n".encode()
     return {"1": {"\x01CompObj": compobj("Package"), "\x01Ole10Native": ole10_native("census-北極.txt", census)},
             "2": {"\x01CompObj": compobj("AcroExch.Document.11"), "CONTENTS": _pdf_bytes(tmp_path, f"{animal} ledger")},
             "3": {"\x01CompObj": compobj("Word.Document.8"), **_word(f"Minutes about the {animal} sanctuary.")},
-            "4": {"\x01CompObj": compobj("Equation.3"), "Equation Native": b"\0" * 16}}
+            "4": {"\x01CompObj": compobj("Equation.3"), "Equation Native": b"\0" * 16},
+            "5": {"\x01CompObj": compobj("MSGraph.Chart.8"), "Workbook": graph_stream()}}
 
 
 def _legacy(tmp_path: Path, kind: str, animal: str = "narwhal") -> Path:
@@ -217,7 +218,8 @@ def _legacy(tmp_path: Path, kind: str, animal: str = "narwhal") -> Path:
     else:
         package = objects["1"]["\x01Ole10Native"][4:]  # OLE 1.0 holds the stream's body, without its size
         groups = [rtf_object("Package", package), rtf_object("AcroExch.Document.11", cfb(objects["2"])),
-                  rtf_object("Word.Document.8", cfb(objects["3"])), rtf_object("Equation.3", cfb(objects["4"]))]
+                  rtf_object("Word.Document.8", cfb(objects["3"])), rtf_object("Equation.3", cfb(objects["4"])),
+                  rtf_object("MSGraph.Chart.8", cfb(objects["5"]))]
         path = tmp_path / "cover.rtf"
         path.write_bytes(b"{\\rtf1\\ansi The cover letter.\\par " + b"".join(groups) + b"}")
         return path
@@ -233,7 +235,8 @@ _STEMS = {".doc": "ObjectPool/_", ".xls": "MBD0000000", ".ppt": "oleObject", ".r
 def test_a_legacy_documents_ole_objects_are_its_members(tmp_path, kind):
     """Word, Excel, PowerPoint 97-2003 and RTF: a packaged file by its own name, an Acrobat document's PDF, an embedded
     Word document (in a .doc or .xls a storage, written out as a compound file of its own) each read by its reader;
-    an equation named with its class, not read. The document's own text stays its reader's."""
+    an equation named with its class, not read; a Microsoft Graph chart named as a chart, not failed as a corrupt
+    Excel file (its Workbook stream is a chart's). The document's own text stays its reader's."""
     from searchapp.ingest.extractors import extract
     from searchapp.ingest.extractors.embedded import holds_files
 
@@ -241,10 +244,11 @@ def test_a_legacy_documents_ole_objects_are_its_members(tmp_path, kind):
     assert holds_files(doc) and "cover" in extract(doc, 2**20).text
     got = {m.name: m for m in iter_members(doc, 2**20)}
     stem = _STEMS[kind]
-    assert list(got) == [f"{stem}1/census-北極.txt", f"{stem}2.pdf", f"{stem}3.doc", f"{stem}4"], list(got)
+    assert list(got) == [f"{stem}1/census-北極.txt", f"{stem}2.pdf", f"{stem}3.doc", f"{stem}4", f"{stem}5"], list(got)
     assert got[f"{stem}1/census-北極.txt"].data == b"The narwhal census of the fjord.\n"
     assert got[f"{stem}4"].data is None and got[f"{stem}4"].reason == (
         "embedded object of an unknown kind (Equation.3): not read")
+    assert got[f"{stem}5"].data is None and got[f"{stem}5"].reason == "Microsoft Graph chart (MSGraph.Chart.8): not read"
     for name, word in ((f"{stem}2.pdf", "narwhal ledger"), (f"{stem}3.doc", "narwhal sanctuary")):
         copy = tmp_path / ("member" + name[-4:])
         copy.write_bytes(got[name].data or b"")

@@ -75,6 +75,17 @@ def test_an_excel_97_workbook_is_read_sheet_by_sheet(tmp_path):
     assert [p.page for p in doc.pages] == [1, 2]
 
 
+def test_a_microsoft_graph_chart_saved_as_xls_is_skipped_as_a_chart_not_failed_as_corrupt(tmp_path):
+    """A Graph chart's Workbook stream is no workbook (its BOF version, 0x0580 or 0x0680, is Graph's): as Apache
+    POI's 64130.xls, it is said to be a chart, where it failed as "corrupt Excel file"."""
+    from legacy_office_files import compobj, graph_stream
+
+    chart = cfb({"\x01CompObj": compobj("MSGraph.Chart.5"), "Book": graph_stream(0x0580).ljust(4096, b"\0")})
+    with pytest.raises(UnsupportedFileError, match=r"^Microsoft Graph chart \(MSGraph\.Chart\.5\): not read$"):
+        extract(put(tmp_path, "chart.xls", chart))
+    assert "Budget" in extract(put(tmp_path, "book.xls", make_xls({"Budget": [["Item"]]}))).text  # Excel's: read
+
+
 @pytest.mark.parametrize("name, data", [
     ("locked.doc", make_doc([("secret\r", True)], flags=0x0300)),  # fEncrypted in the FIB
     ("locked.xls", make_xls({"S": [["secret"]]}, filepass=True)),  # a FILEPASS record
