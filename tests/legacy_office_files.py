@@ -246,13 +246,16 @@ def ppt_object(object_cfb: bytes, compressed: bool = True) -> bytes:
     return record(0x1011, object_cfb)
 
 
-def rtf_object(prog_id: str, native: bytes, linked: bool = False) -> bytes:
+def rtf_object(prog_id: str, native: bytes, linked: bool = False, binary: bool = False) -> bytes:
     """An RTF `{\\object …}` group holding an OLE 1.0 object of class `prog_id` whose data is `native` (a Packager's:
-    an Ole10Native stream without its size; any other embedded object's: its compound file), written in hex."""
+    an Ole10Native stream without its size; any other embedded object's: its compound file), written in hex, or
+    (`binary`) its header in hex and the rest as raw bytes after `\\binN`, as the RTF specification allows."""
     cls = prog_id.encode() + b"\0"
     ole1 = struct.pack("<III", 0x0501, 1 if linked else 2, len(cls)) + cls
     ole1 += struct.pack("<II", 0, 0) + struct.pack("<I", len(native)) + native if not linked else b""
     hexed = ole1.hex().encode()
     lines = b"\r\n".join(hexed[i:i + 128] for i in range(0, len(hexed), 128))  # Word breaks it in lines
+    if binary:
+        lines = ole1[:12].hex().encode() + b"\r\n" + b"\\bin%d " % (len(ole1) - 12) + ole1[12:]
     return (b"{\\object\\objemb{\\*\\objclass " + prog_id.encode() + b"}{\\*\\objdata " + lines
             + b"}{\\result {\\pict\\wmetafile8 0100}}}")

@@ -142,8 +142,9 @@ _READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
     "pdf": 3, "xlsx": 3, "docx": 2, "pptx": 2,
     # doc 4, xls 3, ppt 2, rtf 3 (decision 0189, amended): the embedded OLE objects of a Word, Excel or PowerPoint
     # 97-2003 file and of an RTF file are read as its members, so each such file is read once more
-    # (a Microsoft Graph chart among them is listed as a chart, where it failed as a corrupt Excel file: rare enough,
-    # as a .docx's altChunk above, that the numbers stay; `searchapp reindex` reads them again)
+    # (a Microsoft Graph chart among them is listed as a chart, where it failed as a corrupt Excel file, and an RTF
+    # object written after \bin is read, where it was a note: rare enough, as a .docx's altChunk above, that the
+    # numbers stay; `searchapp reindex` reads them again)
     "doc": 4, "xls": 3, "ppt": 2, "rtf": 3,
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}

@@ -5,8 +5,11 @@ compound file (a Word or Excel document, an Acrobat document's PDF: ole_objects.
 (`\\objautlink`, format 1) holds only where its file was: nothing is fetched. Objects are named by their order,
 `oleObject1`.
 
-Caps: an object's hex is measured before it is decoded (half its digits are its bytes, taken from the container's
-budget), and data that is not hex and white space (a `\\bin` run, a nested group) is a note, not a guess.
+The data is hex, as Word writes it, or raw bytes after `\\binN` (N bytes, as the RTF specification allows any
+writer to put them: a `}` among them closes nothing), or both in turn. Caps: an object's bytes are measured before
+any is copied or decoded (half its hex digits, each `\\bin` run's N, which must lie within the file) and taken from
+the container's budget; a `\\bin` count longer than 10 digits, and data that is neither (a nested group, another
+control word), is a note, not a guess.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ __all__ = ["OBJDATA", "rtf_objects"]
 Take = Callable[[int], str]
 OBJDATA = re.compile(rb"\\objdata(?![a-zA-Z])")
 _SPACE = b" \t\r\n"
-_HEX = re.compile(rb"[0-9a-fA-F]*")
+_SPACES = (b" ", b"\t", b"\r", b"\n")
+_HEX = re.compile(rb"[0-9a-fA-F \t\r\n]*")
+_BIN = re.compile(rb"\\bin(\d{1,10}) ?")  # the control word's one delimiting space is no data (rtf.py reads it so)
 _EMBEDDED, _LINKED = 2, 1  # the OLE 1.0 header's FormatID
 MAX_OBJECTS = 10_000  # \objdata groups looked at (members.py keeps the first 2,000 names)
 
@@ -42,18 +47,54 @@ def rtf_objects(src: Path | bytes, max_member: int, take: Take) -> Iterator[Foun
             yield "", None, f"only the first {MAX_OBJECTS:,} embedded objects looked at"
             return
         name = f"oleObject{n}"
-        end = data.find(b"}", m.end())
-        end = end if end >= 0 else len(data)
-        at = end  # the next object is looked for after this one's data: each byte is scanned once
-        digits = data[m.end(): end].translate(None, _SPACE)
-        why = take(len(digits) // 2)
+        runs, at, why = _runs(data, m.end())  # the next object is looked for after this one's data: scanned once
+        why = why or take(sum(_size(data, run) for run in runs))
         if why:
             yield name, None, why
             continue
-        if _HEX.fullmatch(digits) is None:
-            yield name, None, "embedded object's data is not hex: not read"
+        yield _ole1(name, b"".join(_bytes(data, run) for run in runs), max_member)
+
+
+Run = tuple[bool, int, int]  # (hex or not, start, end) of a run of an object's data in the file's bytes
+
+
+def _runs(data: bytes, at: int) -> tuple[list[Run], int, str]:
+    """The runs of an object's data from `at` to the `}` that closes it, where its scan ended, and why the object is
+    not read ("" when it is). Nothing is copied: a \\bin run's N is checked against the file's bytes left."""
+    runs: list[Run] = []
+    while at < len(data):
+        hexed = _HEX.match(data, at)
+        assert hexed is not None  # the pattern matches the empty string
+        if hexed.end() > at:
+            runs.append((True, at, hexed.end()))
+            at = hexed.end()
             continue
-        yield _ole1(name, binascii.unhexlify(digits[: len(digits) // 2 * 2]), max_member)
+        if data[at: at + 1] == b"}":
+            return runs, at, ""
+        binary = _BIN.match(data, at)
+        if binary is None:  # a nested group, another control word, any other byte: no guess at what it means
+            end = data.find(b"}", at)
+            return runs, end if end >= 0 else len(data), "embedded object's data is neither hex nor \\bin: not read"
+        size, at = int(binary.group(1)), binary.end()
+        if size > len(data) - at:
+            return runs, len(data), "embedded object's \\bin data runs past the end of the file: not read"
+        runs.append((False, at, at + size))
+        at += size
+    return runs, at, ""
+
+
+def _size(data: bytes, run: Run) -> int:
+    """A run's bytes: a \\bin run's count, half a hex run's digits (its white space not counted, nothing copied)."""
+    hexed, start, end = run
+    return (end - start - sum(data.count(c, start, end) for c in _SPACES)) // 2 if hexed else end - start
+
+
+def _bytes(data: bytes, run: Run) -> bytes:
+    hexed, start, end = run
+    if not hexed:
+        return data[start:end]
+    digits = data[start:end].translate(None, _SPACE)
+    return binascii.unhexlify(digits[: len(digits) // 2 * 2])
 
 
 def _ole1(name: str, raw: bytes, max_member: int) -> Found:

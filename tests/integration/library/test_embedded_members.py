@@ -217,7 +217,8 @@ def _legacy(tmp_path: Path, kind: str, animal: str = "narwhal") -> Path:
         streams = {"PowerPoint Document": ppt_stream(["The cover slide."], extra=records), "Current User": b"\0" * 20}
     else:
         package = objects["1"]["\x01Ole10Native"][4:]  # OLE 1.0 holds the stream's body, without its size
-        groups = [rtf_object("Package", package), rtf_object("AcroExch.Document.11", cfb(objects["2"])),
+        # the Acrobat document's data as raw bytes after \bin (its "}" bytes close nothing), the others' in hex
+        groups = [rtf_object("Package", package), rtf_object("AcroExch.Document.11", cfb(objects["2"]), binary=True),
                   rtf_object("Word.Document.8", cfb(objects["3"])), rtf_object("Equation.3", cfb(objects["4"])),
                   rtf_object("MSGraph.Chart.8", cfb(objects["5"]))]
         path = tmp_path / "cover.rtf"
@@ -233,8 +234,8 @@ _STEMS = {".doc": "ObjectPool/_", ".xls": "MBD0000000", ".ppt": "oleObject", ".r
 
 @pytest.mark.parametrize("kind", [".doc", ".xls", ".ppt", ".rtf"])
 def test_a_legacy_documents_ole_objects_are_its_members(tmp_path, kind):
-    """Word, Excel, PowerPoint 97-2003 and RTF: a packaged file by its own name, an Acrobat document's PDF, an embedded
-    Word document (in a .doc or .xls a storage, written out as a compound file of its own) each read by its reader;
+    """Word, Excel, PowerPoint 97-2003 and RTF: a packaged file by its own name, an Acrobat document's PDF (in the RTF
+    written as raw bytes after \\bin, where it was a note "not hex"), an embedded Word document (in a .doc or .xls a storage, written out as a compound file of its own) each read by its reader;
     an equation named with its class, not read; a Microsoft Graph chart named as a chart, not failed as a corrupt
     Excel file (its Workbook stream is a chart's). The document's own text stays its reader's."""
     from searchapp.ingest.extractors import extract
@@ -272,7 +273,8 @@ def test_a_documents_objects_are_read_to_a_cap_and_the_rest_said(tmp_path, monke
 
 
 @pytest.mark.parametrize("damage", ["corrupt zlib", "said too large", "inflates past its size", "not hex",
-                                    "hex too large", "storage too large", "linked", "broken walk"])
+                                    "hex too large", "bin too large", "bin past the end", "storage too large",
+                                    "linked", "broken walk"])
 def test_a_bad_embedded_object_is_a_note_beside_the_others(tmp_path, monkeypatch, damage):
     """One object that cannot be read (a damaged record, one over the caps, hex that is not, a linked file, a walk
     that breaks) is a member skipped with its reason, never inflated past the cap; the others are read."""
@@ -295,11 +297,16 @@ def test_a_bad_embedded_object_is_a_note_beside_the_others(tmp_path, monkeypatch
         data = cfb({**_word("Cover letter."), "ObjectPool/_1/Package": b"\0" * 70_000,
                     **{f"ObjectPool/_2/{s}": v for s, v in good.items()}})
     else:
-        bad_group = {"not hex": b"{\\object{\\*\\objdata 0105\\bin4 abcd}}",
+        bad_group = {"not hex": b"{\\object{\\*\\objdata 0105{\\*\\junk 0105}}}",
                      "hex too large": rtf_object("Package", b"\0" * 40_000),
+                     "bin too large": rtf_object("Package", b"\0" * 40_000, binary=True),
+                     "bin past the end": b"{\\object{\\*\\objdata 0105\\bin99999 ab}}",
                      "linked": rtf_object("Word.Document.8", b"", linked=True),
                      "broken walk": b""}[damage]
-        data = b"{\\rtf1 Cover letter. " + bad_group + rtf_object("Package", good["\x01Ole10Native"][4:]) + b"}"
+        kept = rtf_object("Package", good["\x01Ole10Native"][4:])
+        # past the end, a \bin run holds the rest of the file: an object after it is none, so it comes first here
+        groups = kept + bad_group if damage == "bin past the end" else bad_group + kept
+        data = b"{\\rtf1 Cover letter. " + groups + b"}"
     doc = tmp_path / f"cover{kind}"
     doc.write_bytes(data)
     if damage == "broken walk":  # an object whose reading breaks unforeseen: a note, the files before it kept
@@ -307,7 +314,7 @@ def test_a_bad_embedded_object_is_a_note_beside_the_others(tmp_path, monkeypatch
 
         monkeypatch.setattr(rtf_objects, "ole10_native", lambda *a: (_ for _ in ()).throw(IndexError("x")))
     # an RTF object's hex is twice its bytes, and the RTF within the file cap: the container's budget is what it meets
-    caps = {"max_total": 30_000} if damage == "hex too large" else {}
+    caps = {"max_total": 30_000} if damage in ("hex too large", "bin too large") else {}
     got = [(m.name, m.data, m.reason) for m in iter_members(doc, 50_000 if not caps else 200_000, **caps)]
     if damage == "inflates past its size":
         assert got[0] == ("oleObject1.doc", word, "") and got[1][1] == b"kept\n", got
@@ -315,8 +322,11 @@ def test_a_bad_embedded_object_is_a_note_beside_the_others(tmp_path, monkeypatch
     if damage == "broken walk":
         assert got == [("…", None, "the rest of its embedded objects not read: broken structure (IndexError)")]
         return
-    why = {"corrupt zlib": "could not be decompressed", "said too large": "too large", "not hex": "not hex",
-           "hex too large": "budget", "storage too large": "too large", "linked": "not read"}[damage]
+    if damage == "bin past the end":
+        got.reverse()
+    why = {"corrupt zlib": "could not be decompressed", "said too large": "too large", "not hex": "neither hex nor",
+           "hex too large": "budget", "bin too large": "budget", "bin past the end": "runs past the end of the file",
+           "storage too large": "too large", "linked": "not read"}[damage]
     assert len(got) == 2 and got[0][1] is None and why in got[0][2], got
     assert got[1][0].endswith("/kept.txt") and got[1][1] == b"kept\n", got
 
