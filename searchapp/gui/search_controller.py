@@ -23,8 +23,8 @@ from ..library import LibraryStatus, SearchResult
 from ..library.search.preview import FileText, file_text
 from ..library.query.help import marked_text
 from ..library.sync.meaning_pass import meaning_percent
-from ..library.search.result import (COMMON, DID_YOU_MEAN, LISTING, LOADING, MEANING, NAMED, PLACE, REINDEX,
-                                     RERANKER, RESPELLED, SAME, TYPO, UNSEARCHABLE, WEAK, Notice)
+from ..library.search.result import (COMMON, DID_YOU_MEAN, LISTING, LOADING, MEANING, MEMBERS, NAMED, PLACE,
+                                     REINDEX, RERANKER, RESPELLED, SAME, TYPO, UNSEARCHABLE, WEAK, Notice)
 from .changes import Changes
 from .empty_results import EmptyResults
 from .filter_bar import FilterBar
@@ -309,10 +309,11 @@ class SearchController(QObject):
         if extra:  # otherwise a search during a reindex or phase 2 looks like "nothing (more) matches"
             message += f" · {extra}"
         # nothing to search for, or only a listing by date; an in: no folder of the library is at (a typo);
-        # words too common to rank by; the file asked Similar for kept in other places too; a word searched
-        # otherwise than typed, or one no passage holds, searched as typed (the command line says each too)
+        # words too common to rank by; the file asked Similar for kept in other places too, or a container compared
+        # by its members' text; a word searched otherwise than typed, or one no passage holds, searched as typed
+        # (the command line says each too)
         about_query = " · ".join(n.text for n in result.notices if n.kind in (
-            UNSEARCHABLE, LISTING, PLACE, COMMON, SAME, NAMED, WEAK, TYPO, RESPELLED, DID_YOU_MEAN))
+            UNSEARCHABLE, LISTING, PLACE, COMMON, SAME, MEMBERS, NAMED, WEAK, TYPO, RESPELLED, DID_YOU_MEAN))
         if about_query:
             message += f" · {about_query}"
         # a quiet search leaves the line to what the change said: nothing of its own to bring up to date

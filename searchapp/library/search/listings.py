@@ -21,7 +21,8 @@ found no member answering "sourdough starter" and took a row of its own, first o
 passage, where every passage is a row.
 
 `similar` compares no listing (listing_entry): `similar notes-backup.zip` compared the zip's listing, names only,
-and answered its own member first (a newcomer); a listing said nothing of any other file either.
+and answered its own member first (a newcomer); a listing said nothing of any other file either. A container asked
+of is compared by its members' text instead (similar.py, decision 0208).
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ REINDEX = "reindex"  # a reindex is under way: results come only from what it em
 MEANING = "meaning"  # passages still without a vector: the dense side lacks them
 LOADING = "loading"  # the vector index was still opening: a hybrid search answered by its words alone
 SAME = "same"  # Similar files: the source's exact copies, the same file elsewhere (not listed as similar)
+MEMBERS = "members"  # Similar files of a container (a zip, a mailbox): compared by its members' text, said so
 WEAK = "weak"  # every row shares no word with the query and is far from it in meaning (search/weak.py)
 RESPELLED = "respelled"  # a word typed with ue for ü, searched as the library writes it (search/respelled.py)
 TYPO = "typo"  # a word no passage holds, searched as the word one edit away the library holds (search/typos.py)
@@ -180,6 +181,8 @@ class SearchResult:
             out["filter_notice"] = self.said(*WHY_EMPTY)  # no hits because the filters leave no file
         if self.mode == "similar":
             out["same_file"] = [display_path(p) for p in self.same_file]  # as a hit's `copies`
+            if self.said(MEMBERS):
+                out["members_notice"] = self.said(MEMBERS)  # a container: compared by its members' text
         if self.said(COMMON):
             out["words_notice"] = self.said(COMMON)  # only common words: ranked by meaning alone
         if self.searched_as:

@@ -18,7 +18,10 @@ cosine. With meaning complete there are none.
 
 A container's listing (its name and its members' names, listings.py) is compared neither as the source nor as a
 candidate: `similar notes-backup.zip` compared the zip's names and answered its own member first (a newcomer). A
-source that is only a listing says so and names a member to ask of instead.
+source that is only a listing (an archive, a mailbox, a document of no text of its own but files) is compared by its
+members' text instead, as one source (decision 0208): its passages are those of its members, nested ones too, and
+its members, parts of the source, are never its similar files. A notice says so (MEMBERS). It said "… is a
+container" and named a member to ask of: a person asking what else is like a zip of notes was sent elsewhere.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import numpy as np
 
 from ...ann import VectorIndex
 from ...base.errors import ConfigError
-from ...base.member_paths import DISPLAY_SEP, display_path, key_of, split_member
+from ...base.member_paths import MEMBER_SEP, display_path, key_of, member_order, split_member
 from ...base.types import StageRanks, StageScores
 from ...store import Store
 from ...store.rows import FileRow
@@ -42,7 +45,7 @@ from .filter_scope import FilterScope
 from .listings import listing_entry
 from .folding import Folded, copies_of, fold_copies, mark_folded
 from .meaning_now import PassageEmbedder
-from .result import SAME, Notice, SearchResult
+from .result import MEMBERS, SAME, Notice, SearchResult
 from .similar_hit import SimilarHit
 from .similar_words import add_words_rows
 
@@ -79,14 +82,20 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
         raise ConfigError(f"{path} is in the library but not indexed ({source.status}"
                           + (f": {source.error}" if source.error else "")
                           + "), so it has no passages to compare; `searchapp explain` says more")
-    src_ids = store.chunk_ids_of_file(source.id, page)
+    src_ids = store.chunk_ids_of_file(source.id)
+    own: frozenset[int] = frozenset()  # the source's own entries: never its similar files
+    if src_ids and _a_listing(store, src_ids[0]):  # names only: its members' text is what it holds (a page: theirs)
+        src_ids, own, compared = _members_passages(store, source, path, page)
+    elif page is not None:
+        src_ids = store.chunk_ids_of_file(source.id, page)
     if not src_ids:
         where = f"page {page} of {path}" if page is not None else path
         raise ConfigError(f"{where} has no indexed passages")
-    _not_a_listing(store, path, src_ids[0])
     if len(src_ids) > MAX_SOURCE_PASSAGES:
         src_ids = [src_ids[i] for i in np.linspace(0, len(src_ids) - 1, MAX_SOURCE_PASSAGES).astype(int)]
     result = SearchResult(source.path, "similar", [], False)
+    if own:
+        result.notices.append(Notice(MEMBERS, compared))
     scope = FilterScope(store, filters) if filters is not None and filters.active else None
     same_sha, result.same_file = _same_file(store, source, scope)
     if result.same_file:
@@ -94,11 +103,11 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     judged = False
     if index is not None and len(index) and dim is not None:
         judged = _by_meaning(store, index, dim, source, list(src_ids), k, scope, same_sha, result,
-                             (embed, embed_budget) if embed is not None else None, ms)
+                             (embed, embed_budget) if embed is not None else None, ms, own)
     if by_words and len(result.hits) < k:
         shown = store.chunk_files([h.chunk_id for h in result.hits])
         said = set(store.file_sha256s(list(shown.values())).values()) | ({same_sha} if same_sha else set())
-        add_words_rows(store, result, source, src_ids, k, scope, said, set(shown.values()), judged)
+        add_words_rows(store, result, source, src_ids, k, scope, said, set(shown.values()) | own, judged)
         result.timings_ms["words"] = ms()
     result.timings_ms["total"] = ms()
     if scope is not None:
@@ -106,20 +115,38 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     return result
 
 
-def _not_a_listing(store: Store, path: str, first: int) -> None:
-    """Raises where the source is a container's listing (listings.listing_entry), naming a member to ask of."""
+def _a_listing(store: Store, first: int) -> bool:
+    """Whether the source's first passage is a container's listing (listings.listing_entry)."""
     row = store.chunks([first]).get(first)
-    if row is None or not listing_entry(row) or row.ordinal != 0:
-        return
-    names = row.text.split("\n")[1:2]
-    ask = f" (`searchapp similar \"{display_path(path)}{DISPLAY_SEP}{names[0]}\"`)" if names and names[0] else ""
-    raise ConfigError(f"{display_path(path)} is a container: its only passage lists its members' names, which says "
-                      f"nothing of what they hold; ask `similar` of one of its members{ask}")
+    return row is not None and row.ordinal == 0 and listing_entry(row)
+
+
+def _members_passages(store: Store, source: FileRow, path: str, page: Optional[int]
+                      ) -> tuple[list[int], frozenset[int], str]:
+    """A container's passages for `similar`: its indexed members' (nested ones too; `page`: that page of each), in
+    its order, listings left out; the ids of all its entries, itself too; the notice that says so. Raises where no
+    member has a passage."""
+    members = sorted((r for key, r in store.files_under(source.root_id, source.path).items()
+                      if key.startswith(source.path + MEMBER_SEP)), key=lambda r: member_order(r.path))
+    firsts: dict[int, list[int]] = {}
+    for r in members:
+        if r.status == "indexed" and (ids := store.chunk_ids_of_file(r.id, page)):
+            firsts[ids[0]] = ids
+    rows = store.chunks(list(firsts))
+    src_ids = [c for first, ids in firsts.items() if first in rows and not listing_entry(rows[first]) for c in ids]
+    if not src_ids:
+        where = f"on page {page}" if page is not None else "indexed"
+        raise ConfigError(f"{display_path(path)} is a container whose members hold no text {where} to compare: its "
+                          "own passage lists only their names")
+    n = len({rows[c].file_id for c in firsts if c in rows and not listing_entry(rows[c])})
+    said = f"compared by the text of its {n} member{'s' if n != 1 else ''}: its own passage lists only their names"
+    return src_ids, frozenset({source.id} | {r.id for r in members}), said
 
 
 def _by_meaning(store: Store, index: VectorIndex, dim: int, source: FileRow, src_ids: list[int], k: int,
                 scope: Optional[FilterScope], same_sha: Optional[str], result: SearchResult,
-                embed: Optional[tuple[PassageEmbedder, int]], ms: Callable[[], float]) -> bool:
+                embed: Optional[tuple[PassageEmbedder, int]], ms: Callable[[], float],
+                own: frozenset[int] = frozenset()) -> bool:
     """The meaning rows, into `result`; whether the source had vectors to compare with: then the files with a
     vector were the meaning side's to judge (its neighbours among them), and the words side leaves them out."""
     found, src_vecs = store.vectors(src_ids, dim)
@@ -133,7 +160,7 @@ def _by_meaning(store: Store, index: VectorIndex, dim: int, source: FileRow, src
     # 1. Candidate files: the files of the source passages' nearest neighbours, by their best pair.
     if scope is not None:
         scope.ids = scope.ids[~np.isin(scope.ids, np.array(src_ids))]
-    best = _candidates(store, index, dim, source, src_vecs, k, scope, same_sha)
+    best = _candidates(store, index, dim, source, src_vecs, k, scope, same_sha, own)
     result.timings_ms["neighbours"] = ms()
     shortlist = sorted(best, key=lambda f: -best[f])[: max(RESCORE_FILES * k, 20)]
 
@@ -145,9 +172,10 @@ def _by_meaning(store: Store, index: VectorIndex, dim: int, source: FileRow, src
 
 
 def _candidates(store: Store, index: VectorIndex, dim: int, source: FileRow, src_vecs: np.ndarray, k: int,
-                scope: Optional[FilterScope], same_sha: Optional[str]) -> dict[int, float]:
-    """{file: its best pair's cosine} of the files among the source passages' nearest neighbours (the source and
-    its exact copies left out), asked NEIGHBOURS deep per passage, then WIDEN x deeper until they are k contents.
+                scope: Optional[FilterScope], same_sha: Optional[str], own: frozenset[int] = frozenset()
+                ) -> dict[int, float]:
+    """{file: its best pair's cosine} of the files among the source passages' nearest neighbours (the source, its
+    exact copies and, of a container, its own members (`own`) left out), asked NEIGHBOURS deep per passage, then WIDEN x deeper until they are k contents.
 
     Why widen: a fixed depth grouped by file let one huge file crowd out the rest. A 29 MB log held 17,216 of a
     library's 26,876 passages; nearly every neighbour asked was one of its lines, and `similar --k 6` answered the
@@ -169,7 +197,7 @@ def _candidates(store: Store, index: VectorIndex, dim: int, source: FileRow, src
         best: dict[int, float] = {}
         for lab, sim in zip(labels.reshape(-1).tolist(), sims.reshape(-1).tolist(), strict=True):
             fid = owner.get(lab)
-            if fid is not None and fid != source.id and sim > best.get(fid, -2.0):
+            if fid is not None and fid != source.id and fid not in own and sim > best.get(fid, -2.0):
                 best[fid] = sim
         shas = store.file_sha256s(list(best))
         for fid, sha in shas.items():

@@ -118,7 +118,8 @@ def add_words_rows(store: Store, result: SearchResult, source: FileRow, src_ids:
     if not query.words:
         return
     read = _Read()
-    limit = min(MAX_PASSAGES, source.n_chunks + PER_ROW * k)  # the source's own passages come first
+    # the source's own passages come first (a container's: its members', src_ids)
+    limit = min(MAX_PASSAGES, max(source.n_chunks, len(src_ids)) + PER_ROW * k)
     while True:  # widened while one file's passages fill the lexical top (_Read: why)
         exhausted = read.search(store, query, limit, scope, skip_files | {source.id})
         best = read.best(query)

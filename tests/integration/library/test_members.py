@@ -772,16 +772,45 @@ def test_remove_and_undo_count_files_on_disk_not_the_messages_inside(tiny_librar
 
 
 @pytest.mark.engines("sqlite")
-def test_similar_compares_no_listing_of_a_containers_names(tiny_library, docs):
+def test_similar_of_a_container_compares_its_members_text_never_its_listing(tiny_library, docs):
     """`similar notes-backup.zip` compared the zip's listing (its members' names) and answered its own member first
-    (a newcomer): a listing is compared neither as the source nor as a candidate."""
-    from searchapp.ingest.extractors.members import is_listing_text, listing
+    (a newcomer), then said "… is a container" and sent the person to a member (decision 0208): a container is
+    compared by its members' text, nested ones too, its own members never its similar files; a listing is compared
+    neither as the source nor as a candidate."""
+    import argparse
 
+    from searchapp.cli.commands.discover import print_similar
+    from searchapp.ingest.extractors.members import is_listing_text, listing
+    from searchapp.library.search.result import MEMBERS
+
+    (docs / "loose-report.txt").write_text("The heliotrope budget overran by four percent.\n", encoding="utf-8")
     tiny_library.add_folder(docs)
-    with pytest.raises(ConfigError, match="lists its members' names.*archive.zip › folder/report.txt"):
-        tiny_library.similar(str(docs / "archive.zip"))
+    zipped = str(docs / "archive.zip")
+    res = tiny_library.similar(zipped, k=20)
+    assert res.said(MEMBERS) == "compared by the text of its 2 members: its own passage lists only their names"
+    rows = _names(res)
+    assert rows[0] == str(docs / "loose-report.txt"), rows  # what its report says, outside it
+    assert not any(p.startswith(zipped) for p in rows + [c for h in res.hits for c in h.copies]), rows
+    out = io.StringIO()  # the command says it before its rows, --json as members_notice
+    print_similar(argparse.Namespace(json=False), res, out)
+    assert out.getvalue().startswith(res.said(MEMBERS) + "\n 1. ") and "members_notice" in res.to_json()
+    with pytest.raises(ConfigError, match="archive.zip is a container whose members hold no text on page 7"):
+        tiny_library.similar(zipped, page=7)
     rows = _names(tiny_library.similar(str(docs / "letter.eml"), k=20))
     assert rows and not any(p.endswith(("archive.zip", "bundle.tar.gz", "mailbox.mbox", "inner.zip")) for p in rows)
     # a document of no text of its own but files is stored as its listing too (sync/members.py)
     assert is_listing_text("/d/slides.pptx", listing("slides.pptx", ["deck.pdf"]))
     assert not is_listing_text("/d/slides.pptx", "slides.pptx: 2 members of the board met on Monday")
+
+
+@pytest.mark.engines("sqlite")
+def test_similar_of_a_container_by_words_leaves_its_own_members_out_too(tiny_library, docs):
+    """While meaning fills, the rows found by the container's members' distinctive words: its own members, which
+    hold those words most, are never among them."""
+    (docs / "loose-report.txt").write_text("The heliotrope budget overran by four percent again.\n", encoding="utf-8")
+    tiny_library.add_folder(docs, embed=False)
+    zipped = str(docs / "archive.zip")
+    res = tiny_library.similar(zipped, k=5)
+    rows = _names(res)
+    assert str(docs / "loose-report.txt") in rows and all(h.by == "words" for h in res.hits), rows
+    assert not any(p.startswith(zipped) for p in rows + [c for h in res.hits for c in h.copies]), rows
