@@ -14,9 +14,22 @@ Lists that use leader dots for their own content are not contents pages, and the
 item should find: a schedule of controlled substances ("(39) Norlevorphanol ........ 9634", 21 CFR 1308 in tika's
 testPDF_bad_page_303226.pdf: four-digit codes, going up for a while), a price list ("Monthly ........ 325.00"),
 a book's index ("Calendar ........ 8", its numbers in the order of its words).
-Measured (bench_contents_pages.py, decision 0195): no document of SciFact's 5,183 abstracts or Cranfield's 1,400 has
-a run of leader dots in such a passage; on docling's test PDFs the 13 passages marked are redp5110_sampled.pdf's
+Measured (bench_contents_pages.py, decision 0195, before flattened pages were read, below): no document of SciFact's
+5,183 abstracts or Cranfield's 1,400 has a run of leader dots in such a passage; on docling's test PDFs the 13 passages marked are redp5110_sampled.pdf's
 contents page, and of a newcomer's 5,152 passages the 19 marked are that page and IRS Publication 15's.
+
+A contents page's lines are told where its line breaks were lost too: flattened onto one line (a reader that joined
+the lines of a page, a web page whose entries are inline, a chunk's text written on one line), each entry's end is
+where a leader run is followed by a page number that no digit (arabic) or letter (roman) follows, and the line is
+cut there into its entries (`Notices . . . vii Chapter 1 . . . 1 1.3 DB2 . . . 3`); a contents page written as a
+Markdown or text table (docling's export of redp5110_sampled.pdf: `| Notices . . . . | . vii |`) is read without
+its cell bars, a stray dot before the page number taken as a leader's. The rule is then the same: a line of text
+with leader runs in it (a schedule, a price list) is no more a contents page flattened than written out. Measured:
+one of SciFact's 5,183 "abstracts" is such a page, a review's contents flattened onto one line (`Metabolic
+Aspects. . . . . 169 Alleviation of Histidine Toxicity . . . . 170 …`), marked now (it was not); docling's Markdown
+export of redp5110_sampled.pdf marks as its PDF does; of 1,708 windows of 2,000 characters of the text files holding
+leader dots in Apache POI's, Tika's and docling's repositories, that export's contents page is the one marked,
+before none.
 
 The pipeline (pipeline.py: _rows_by_file) treats such a passage as it treats a passage of repeated text: the file is ranked and
 shown by its other candidate passages when it has any, by the contents page when it has none.
@@ -40,7 +53,12 @@ CONTENTS_SHARE = 0.6  # of a contents page's characters (its lines', spaces at t
 LEADERS = re.compile(r"\.(?:[ \t\u00a0]?\.){3,}|…(?:[ \t\u00a0]?…)+")
 # What may follow the last leader run of a contents line: a page number, or nothing (a line the chunk cut inside
 # its dots)
-_PAGE = re.compile(r"[ \t\u00a0]*(\d{1,3}|[ivxlc]{1,7})?[ \t\u00a0]*", re.I)
+_PAGE = re.compile(r"[ \t\u00a0]*\.?[ \t\u00a0]*(\d{1,3}|[ivxlc]{1,7})?[ \t\u00a0]*", re.I)
+# Where a contents line ends inside a longer line (a contents page flattened onto one): a leader run, then a page
+# number that no digit or letter follows
+_ENTRY_END = re.compile(r"(?:" + LEADERS.pattern + r")[ \t\u00a0]*\.?[ \t\u00a0]*(?:\d{1,3}(?!\d)|[ivxlc]{1,7}(?![a-z]))",
+                        re.I)
+_CELL_BARS = str.maketrans("|", " ")  # a table's cell bars: a contents page written as a Markdown or text table
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 
 
@@ -63,11 +81,20 @@ def is_contents(text: str) -> bool:
     """Whether `text` (a passage) is a contents page's: see the module docstring."""
     if LEADERS.search(text) is None:  # most passages: no leaders at all (every form: "… …", dots spaced by a tab)
         return False
-    lines = [ln.strip() for ln in text.splitlines()]
+    lines = [entry for ln in text.splitlines() for entry in _entries(ln.translate(_CELL_BARS))]
     pages = [(p, len(ln)) for ln in lines if (p := _page_of(ln)) is not None]
     numbers = [_number(p) for p, _ in pages if p]
     return (len(numbers) >= CONTENTS_LINES and sum(n for _, n in pages) >= CONTENTS_SHARE * sum(map(len, lines))
             and all(a <= b for a, b in zip(numbers, numbers[1:], strict=False)))
+
+
+def _entries(line: str) -> list[str]:
+    """A line cut after each contents entry it holds (module docstring), each piece stripped: most lines are one."""
+    pieces, at = [], 0
+    for m in _ENTRY_END.finditer(line):
+        pieces.append(line[at: m.end()].strip())
+        at = m.end()
+    return [p for p in pieces + [line[at:].strip()] if p] if pieces else [line.strip()]
 
 
 def contents_beside_others(passages: Sequence[int], file_of: Mapping[int, int], texts: Mapping[int, str]) -> set[int]:

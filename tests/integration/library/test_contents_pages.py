@@ -49,6 +49,13 @@ def test_a_contents_page_is_told_from_lists_whose_dots_are_their_content():
     assert not is_contents(SCHEDULE)  # its numbers are codes of four digits, not pages
     assert not is_contents(INDEX)  # its pages go up and down
     assert not is_contents("Wait.... what? The end.... Row permissions.... 3\nmore .... 4\nand .... 5\n" + BODY)
+    # flattened onto one line (its line breaks lost), or written as a Markdown table (docling's export of the same
+    # page: "| Notices . . . . | . vii |"): the same page, the same rule; the lists above flattened are still lists
+    assert is_contents(" ".join(TOC.splitlines()))
+    table = "## Contents\n\n| Notices . . . . . . . . | . vii |\n| - | - |\n" + "\n".join(
+        f"| {ln.rsplit(' ', 1)[0]} | {ln.rsplit(' ', 1)[1]} |" for ln in TOC.splitlines()[2:-1])
+    assert is_contents(table), table
+    assert not any(is_contents(" ".join(t.splitlines())) for t in (SCHEDULE, INDEX))
     assert collapse_leaders("Access Control. . . . . . . 5 Chapter 2 ...... 7 … . . . . 9") == \
         "Access Control … 5 Chapter 2 … 7 … 9"
     snip = best_snippet(TOC, "row permissions column masks").text
