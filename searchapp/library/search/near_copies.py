@@ -22,18 +22,27 @@ same place; their best passages are one text, or overlap where chunking cut them
 reads nothing more. Where that gate opens, both files' texts are read (their first TEXT_PASSAGES passages, once a
 search) and compared, COMPARED_MAX comparisons a search at most. The best-ranked row stays where it is and lists
 the others (`Hit.near_copies`); the rows after it move up, and the top k is filled from the rows below.
+
+A number changed is another document (decision 0198, 2026-12-03): two quotes, "14,200 EUR" and "14,300 EUR", share
+82% of their sequences and a person needs both. Two texts are not near copies, whatever they share, when each holds
+a number the other does not (`numbers`: its words holding a digit): an amount, a date, a version, a phone
+number changed. A number on one side only is not a change: the page numbers a PDF prints and the DOCX it came from
+does not, a running date, a line added; nor is a sentence reworded around the same numbers. Which numbers, not
+how often: passages overlap (the chunker repeats a passage's last words in the next), and a PDF and its DOCX are
+cut in different places, so one text read twice counts its numbers differently.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Mapping, Optional, Sequence
 
 from ...base.types import Hit, NearCopy
 from ...store import Store
 
-__all__ = ["fold_near_copies", "shingles", "resemblance", "NEAR_COPY", "SHINGLE", "POOL_MIN", "TEXT_PASSAGES",
-           "COMPARED_MAX"]
+__all__ = ["fold_near_copies", "shingles", "numbers", "number_changed", "resemblance", "NEAR_COPY", "SHINGLE",
+           "POOL_MIN", "TEXT_PASSAGES", "COMPARED_MAX"]
 
 SHINGLE = 5  # words a sequence: long enough that two documents on one subject share few, short enough for edits
 # Calibrated on real files (decision 0198): tika's testPDF_Version.*.pdf (one document saved by ten PDF writers),
@@ -57,6 +66,17 @@ def shingles(text: str) -> set[int]:
     return {hash(tuple(words[i:i + SHINGLE])) for i in range(len(words) - SHINGLE + 1)}
 
 
+def numbers(text: str) -> set[str]:
+    """The words of `text` holding a digit (NFKC: a PDF's "m2" is a DOCX's "m²"); "14,200" is 14 and 200."""
+    return {unicodedata.normalize("NFKC", w) for w in _WORD.findall(text.casefold()) if any(c.isdigit() for c in w)}
+
+
+def number_changed(a: set[str], b: set[str]) -> bool:
+    """Whether each text holds a number the other does not: a fact changed, two documents (module docstring). One
+    side's numbers all in the other's (a PDF's page numbers beside its DOCX) is no change."""
+    return bool(a - b) and bool(b - a)
+
+
 def resemblance(a: set[int], b: set[int]) -> float:
     """Jaccard of two sets of sequences (0 where either is empty)."""
     if not a or not b:
@@ -76,6 +96,7 @@ class _FileTexts:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.of: dict[int, set[int]] = {}
+        self.numbers: dict[int, set[str]] = {}  # each file's numbers, of the same passages as its sequences
         self.passages: dict[int, int] = {}  # each file's passages, all of them (its sequences are of TEXT_PASSAGES)
         self.compared = 0  # resemblances of two whole texts worked out this search (COMPARED_MAX)
 
@@ -85,8 +106,10 @@ class _FileTexts:
             every = self.store.chunk_ids_of_file(file_id)
             self.passages[file_id] = len(every)
             ids = every[:TEXT_PASSAGES]
-            got = set().union(*(shingles(r.text) for r in self.store.chunks(ids).values())) if ids else set()
+            rows = list(self.store.chunks(ids).values()) if ids else []
+            got = set().union(*(shingles(r.text) for r in rows))
             self.of[file_id] = got
+            self.numbers[file_id] = numbers("\n".join(r.text for r in rows))
         return got
 
 
@@ -128,7 +151,7 @@ def _near_row(pool: Sequence[Hit], kept: Sequence[int], i: int, best: Sequence[s
         if _lengths_differ(texts.passages[fi], texts.passages[fj]):
             continue
         share = resemblance(a, b)
-        if share >= NEAR_COPY:
+        if share >= NEAR_COPY and not number_changed(texts.numbers[fi], texts.numbers[fj]):
             return j, share
     return None
 

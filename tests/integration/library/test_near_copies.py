@@ -18,13 +18,14 @@ REPORT = [
     "The heat pump was installed in the cellar in March and replaced the old oil boiler.",
     "Its coefficient of performance stayed above three during the cold weeks of January.",
     "The radiators in the upper rooms were exchanged for larger ones to run at lower water temperatures.",
-    "A buffer tank of two hundred litres keeps the compressor from starting too often.",
+    "A buffer tank of 200 litres keeps the compressor from starting too often.",
     "The electricity bill rose by a third while the oil deliveries stopped altogether.",
-    "Noise from the outdoor unit is lower than the neighbours feared and stays under forty decibels.",
+    "Noise from the outdoor unit is lower than the neighbours feared and stays under 40 decibels.",
     "The installer recommends a service every second year and a check of the refrigerant pressure.",
     "Hot water is heated once a day to sixty degrees to keep legionella away.",
 ]
-EDITED = REPORT[:5] + ["Noise from the outdoor unit is lower than the neighbours feared: under forty decibels."] + REPORT[6:]
+# one sentence reworded around the same number: still one document
+EDITED = REPORT[:5] + ["Noise from the outdoor unit is lower than the neighbours feared: under 40 decibels."] + REPORT[6:]
 REWRITTEN = REPORT[:2] + [
     "In the second winter the heat pump ran on a new tariff that is cheaper at night.",
     "The buffer tank was removed because the controller now modulates the compressor.",
@@ -149,6 +150,34 @@ def test_a_shared_licence_does_not_make_two_documents_one(lib):
     hits = _search(lib, "permission granted free of charge to deal in the software without restriction", 5).hits
     assert {"parser-notes.md", "release-checklist.md"} <= set(_names(hits))
     assert not any(h.near_copies for h in hits), [(h.path, h.near_copies) for h in hits]
+
+
+QUOTE = ["Quote for the renovation of the bathroom on the first floor of the house in the garden street.",
+         "The work covers removing the old tiles, new pipes for the shower and the basin, and a heated floor.",
+         "The total price is 14,200 EUR including the materials, the labour and the removal of the rubble.",
+         "The work starts two weeks after the order is signed and takes about three weeks in all.",
+         "This offer is valid for 60 days from the date of this letter and is sent to you by post."]
+
+
+def test_a_changed_number_is_another_document(lib, tmp_path):
+    """Two quotes, 14,200 EUR and 14,300 EUR, over 80% the same text: a person needs both rows. The quote's PDF (its
+    page number printed, which the DOCX has not) and the DOCX of it hold the same numbers: one document."""
+    from corpus import write_docx, write_pdf
+    from searchapp.library.search.near_copies import NEAR_COPY, numbers, resemblance, shingles
+
+    docs = tmp_path / "docs"
+    write_pdf(docs / "quote.pdf", [" ".join(QUOTE) + "\n1"])
+    write_docx(docs / "quote.docx", QUOTE)
+    revised = [s.replace("14,200", "14,300") for s in QUOTE]
+    (docs / "quote (revised).md").write_text("\n\n".join(revised) + "\n", encoding="utf-8")
+    lib.sync()
+    assert resemblance(shingles(" ".join(QUOTE)), shingles(" ".join(revised))) >= NEAR_COPY  # by the text alone: one
+    assert numbers("page 1: 14,200 m²") == {"1", "14", "200", "m2"}
+    hits = _search(lib, "bathroom renovation quote price tiles heated floor", 5).hits
+    rows = {_names([h])[0]: _names(h.near_copies) for h in hits}
+    assert "quote (revised).md" in rows, rows  # its own row, not folded under the quote it revises
+    assert not rows["quote (revised).md"] and {"quote.pdf", "quote.docx"} in (
+        {n, *rows[n]} for n in rows), rows  # the PDF and its DOCX: one row, the other listed under it
 
 
 def test_the_windows_more_column_lists_near_copies_as_text():
