@@ -20,8 +20,10 @@ looked at; each is compared only with the rows kept above it, and only where the
 already share half of the smaller's sequences (two copies of one document are found by the same words in the
 same place; their best passages are one text, or overlap where chunking cut them apart): a search with no copies
 reads nothing more. Where that gate opens, both files' texts are read (their first TEXT_PASSAGES passages, once a
-search) and compared, COMPARED_MAX comparisons a search at most. The best-ranked row stays where it is and lists
-the others (`Hit.near_copies`); the rows after it move up, and the top k is filled from the rows below.
+search) and compared, COMPARED_MAX comparisons a search at most. The best-ranked row keeps its place and lists the
+others (`Hit.near_copies`); the rows after it move up, and the top k is filled from the rows below. The file that
+shows the place is the best-ranked one that can be opened: a report.docx on an unplugged drive does not hide the
+report.pdf on this disk (as with exact copies, folding.py).
 
 A number changed is another document (decision 0198, 2026-12-03): two quotes, "14,200 EUR" and "14,300 EUR", share
 82% of their sequences and a person needs both. Two texts are not near copies, whatever they share, when each holds
@@ -36,10 +38,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 from ...base.types import Hit, NearCopy
 from ...store import Store
+from .availability import Readable
 
 __all__ = ["fold_near_copies", "shingles", "numbers", "number_changed", "resemblance", "NEAR_COPY", "SHINGLE",
            "POOL_MIN", "TEXT_PASSAGES", "COMPARED_MAX"]
@@ -115,26 +118,44 @@ class _FileTexts:
 
 def fold_near_copies(store: Store, hits: Sequence[Hit], file_of: Mapping[int, int], k: int) -> list[Hit]:
     """`hits` (rows by file, in their final order) with each near copy folded into the first row of its document
-    (`near_copies` of that row, best first); the rows past the pool follow as they were. `file_of`: a row's
+    (`near_copies` of that row, best-ranked first); the rows past the pool follow as they were. `file_of`: a row's
     passage id -> its file id."""
     pool = list(hits[: max(POOL_MIN, 3 * k)])
     best = [shingles(h.text) for h in pool]
     texts = _FileTexts(store)
     kept: list[int] = []
-    for i, h in enumerate(pool):
+    under: dict[int, list[int]] = {}  # a kept row -> the rows folded into it, best-ranked first
+    for i in range(len(pool)):
         into = _near_row(pool, kept, i, best, file_of, texts)
         if into is None:
             kept.append(i)
         else:
-            j, share = into
-            pool[j].near_copies.append(NearCopy(h.path, round(share, 4), file_of.get(h.chunk_id)))
-    return [pool[i] for i in kept] + list(hits[len(pool):])
+            under.setdefault(into, []).append(i)
+    readable = Readable(store)  # lazy: asks for the library's folders only where a row has a near copy
+    rows = [_document_row([pool[j], *(pool[i] for i in under.get(j, []))], file_of, texts, readable)
+            for j in kept]
+    return rows + list(hits[len(pool):])
+
+
+def _document_row(rows: Sequence[Hit], file_of: Mapping[int, int], texts: _FileTexts,
+                  readable: Callable[[str], bool]) -> Hit:
+    """The row of one document's files (`rows`, best-ranked first): the best-ranked that can be opened shows it
+    (none can: the best-ranked), as an exact copy on a missing folder or an unplugged drive never hides a readable
+    one (folding.py); the others are listed under it with their share of its text."""
+    if len(rows) == 1:
+        return rows[0]
+    front = next((h for h in rows if readable(h.path)), rows[0])
+    mine = texts(file_of[front.chunk_id])
+    front.near_copies.extend(
+        NearCopy(h.path, round(resemblance(mine, texts(file_of[h.chunk_id])), 4), file_of[h.chunk_id])
+        for h in rows if h is not front)
+    return front
 
 
 def _near_row(pool: Sequence[Hit], kept: Sequence[int], i: int, best: Sequence[set[int]],
-              file_of: Mapping[int, int], texts: _FileTexts) -> Optional[tuple[int, float]]:
-    """The kept row above `i` whose file `i`'s is a near copy of, and their resemblance; None: a document of its
-    own. A row whose file is not known (none here) is never folded."""
+              file_of: Mapping[int, int], texts: _FileTexts) -> Optional[int]:
+    """The kept row above `i` whose file `i`'s is a near copy of; None: a document of its own. A row whose file
+    is not known (none here) is never folded."""
     fi = file_of.get(pool[i].chunk_id)
     if fi is None:
         return None
@@ -150,9 +171,8 @@ def _near_row(pool: Sequence[Hit], kept: Sequence[int], i: int, best: Sequence[s
             continue
         if _lengths_differ(texts.passages[fi], texts.passages[fj]):
             continue
-        share = resemblance(a, b)
-        if share >= NEAR_COPY and not number_changed(texts.numbers[fi], texts.numbers[fj]):
-            return j, share
+        if resemblance(a, b) >= NEAR_COPY and not number_changed(texts.numbers[fi], texts.numbers[fj]):
+            return j
     return None
 
 

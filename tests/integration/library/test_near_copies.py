@@ -106,6 +106,18 @@ def test_a_near_copy_shares_the_row_and_the_next_file_takes_its_place(lib):
     assert [n["key"] for n in near] == [kept.near_copies[0].path] and "near copy" in json.dumps(near)
 
 
+def test_the_row_goes_to_a_near_copy_that_can_be_opened(lib, tmp_path):
+    """The best-ranked file of a document is gone from the disk (an unplugged drive, a folder renamed away) and its
+    near copy is here: the row shows the one that opens, the other listed under it."""
+    first = _names(_search(lib, QUERY, 3).hits)
+    gone = next(n for n in first if n in {"heat-pump.md", "heat-pump (edited).md"})
+    (tmp_path / "docs" / gone).unlink()  # still indexed: no sync since
+    hits = _search(lib, QUERY, 3).hits
+    row = next(h for h in hits if _names([h])[0] in {"heat-pump.md", "heat-pump (edited).md"})
+    assert _names([row]) != [gone] and _names(row.near_copies) == [gone], [(h.path, h.near_copies) for h in hits]
+    assert 0.8 <= row.near_copies[0].similarity < 1.0 and hits.index(row) == first.index(gone)  # its place kept
+
+
 def test_a_near_copys_exact_copy_is_listed_with_it(lib, tmp_path):
     """The exact copy leaves the candidates for its twin's row (folding.py) before that row folds as a near copy:
     listed nowhere, it was a file the search found and no row showed."""
