@@ -15,15 +15,16 @@ again, a copy with a few sentences edited. Not so:
 - a later version that changed a lot (a quarter of its sentences rewritten is below NEAR_COPY);
 - a short excerpt of a long report: the union is the report's.
 
-The cost follows the rows, not the library. Only the first POOL rows (at least POOL_MIN, 3 k past that) are
-looked at; each is compared only with the rows kept above it, and only where the query's best passages of the two
-already share half of the smaller's sequences (two copies of one document are found by the same words in the
-same place; their best passages are one text, or overlap where chunking cut them apart): a search with no copies
-reads nothing more. Where that gate opens, both files' texts are read (their first TEXT_PASSAGES passages, once a
-search) and compared, COMPARED_MAX comparisons a search at most. The best-ranked row keeps its place and lists the
-others (`Hit.near_copies`); the rows after it move up, and the top k is filled from the rows below. The file that
-shows the place is the best-ranked one that can be opened: a report.docx on an unplugged drive does not hide the
-report.pdf on this disk (as with exact copies, folding.py).
+The cost follows the rows, not the library. The first POOL rows (at least POOL_MIN, POOL_PER_K k past that) are each
+compared with the rows kept above it, a row after them (up to the search's candidates) with the first k rows kept
+only (it is never shown but as a near copy of one of those; k gate tests a row), and only where the query's best
+passages of the two already share half of the smaller's sequences (two copies of one document are found by the same
+words in the same place; their best passages are one text, or overlap where chunking cut them apart): a search with
+no copies reads nothing more. Where that gate opens, both files' texts are read (their first TEXT_PASSAGES passages,
+once a search) and compared, COMPARED_MAX comparisons a search at most. The best-ranked row keeps its place and
+lists the others (`Hit.near_copies`); the rows after it move up, and the top k is filled from the rows below. The
+file that shows the place is the best-ranked one that can be opened: a report.docx on an unplugged drive does not
+hide the report.pdf on this disk (as with exact copies, folding.py).
 
 A number changed is another document (decision 0198, 2026-12-03): two quotes, "14,200 EUR" and "14,300 EUR", share
 82% of their sequences and a person needs both. Two texts are not near copies, whatever they share, when each holds
@@ -45,7 +46,7 @@ from ...store import Store
 from .availability import Readable
 
 __all__ = ["fold_near_copies", "shingles", "numbers", "number_changed", "resemblance", "NEAR_COPY", "SHINGLE",
-           "POOL_MIN", "TEXT_PASSAGES", "COMPARED_MAX"]
+           "POOL_MIN", "POOL_PER_K", "TEXT_PASSAGES", "COMPARED_MAX"]
 
 SHINGLE = 5  # words a sequence: long enough that two documents on one subject share few, short enough for edits
 # Calibrated on real files (decision 0198): tika's testPDF_Version.*.pdf (one document saved by ten PDF writers),
@@ -53,6 +54,7 @@ SHINGLE = 5  # words a sequence: long enough that two documents on one subject s
 NEAR_COPY = 0.80
 GATE = 0.5  # the share of the smaller best passage's sequences the other row's best passage must hold
 POOL_MIN = 30  # rows looked at, at least: a top 10 folding two copies each is still 10 rows
+POOL_PER_K = 3  # ... and 3 k: past them a row is compared with the first k rows kept only
 TEXT_PASSAGES = 400  # passages of a file read to compare it (a book's first ~60,000 words): the cost capped
 # Whole texts compared a search, at most: a gate that opens for every pair (150 long reports from one template, their
 # best passages the template's) compared each row with every row above it, 4,950 comparisons at the window's k=100,
@@ -118,23 +120,37 @@ class _FileTexts:
 
 def fold_near_copies(store: Store, hits: Sequence[Hit], file_of: Mapping[int, int], k: int) -> list[Hit]:
     """`hits` (rows by file, in their final order) with each near copy folded into the first row of its document
-    (`near_copies` of that row, best-ranked first); the rows past the pool follow as they were. `file_of`: a row's
-    passage id -> its file id."""
-    pool = list(hits[: max(POOL_MIN, 3 * k)])
-    best = [shingles(h.text) for h in pool]
+    (`near_copies` of that row, best-ranked first). Past the pool a row is compared with the first k rows kept
+    alone: it is shown only as one of theirs, and a copy of a shown row ranked 40th is listed under it. `file_of`: a
+    row's passage id -> its file id."""
+    pool = max(POOL_MIN, POOL_PER_K * k)
+    best = _BestPassages(hits)
     texts = _FileTexts(store)
     kept: list[int] = []
     under: dict[int, list[int]] = {}  # a kept row -> the rows folded into it, best-ranked first
-    for i in range(len(pool)):
-        into = _near_row(pool, kept, i, best, file_of, texts)
+    for i in range(len(hits)):
+        into = _near_row(hits, kept if i < pool else kept[:k], i, best, file_of, texts)
         if into is None:
             kept.append(i)
         else:
             under.setdefault(into, []).append(i)
     readable = Readable(store)  # lazy: asks for the library's folders only where a row has a near copy
-    rows = [_document_row([pool[j], *(pool[i] for i in under.get(j, []))], file_of, texts, readable)
-            for j in kept]
-    return rows + list(hits[len(pool):])
+    return [_document_row([hits[j], *(hits[i] for i in under.get(j, []))], file_of, texts, readable) for j in kept]
+
+
+class _BestPassages:
+    """Each row's best passage's sequences, made when the gate first asks (a row past the pool compared with none
+    of the first k rows is never made into sequences)."""
+
+    def __init__(self, hits: Sequence[Hit]) -> None:
+        self.hits = hits
+        self.of: dict[int, set[int]] = {}
+
+    def __getitem__(self, i: int) -> set[int]:
+        got = self.of.get(i)
+        if got is None:
+            got = self.of[i] = shingles(self.hits[i].text)
+        return got
 
 
 def _document_row(rows: Sequence[Hit], file_of: Mapping[int, int], texts: _FileTexts,
@@ -152,7 +168,7 @@ def _document_row(rows: Sequence[Hit], file_of: Mapping[int, int], texts: _FileT
     return front
 
 
-def _near_row(pool: Sequence[Hit], kept: Sequence[int], i: int, best: Sequence[set[int]],
+def _near_row(pool: Sequence[Hit], kept: Sequence[int], i: int, best: _BestPassages,
               file_of: Mapping[int, int], texts: _FileTexts) -> Optional[int]:
     """The kept row above `i` whose file `i`'s is a near copy of; None: a document of its own. A row whose file
     is not known (none here) is never folded."""

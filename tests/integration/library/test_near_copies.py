@@ -141,6 +141,19 @@ def test_whole_texts_are_compared_within_a_budget(lib, monkeypatch):
     assert any(h.near_copies for h in _search(lib, QUERY, 3).hits)  # the one pair there is: compared, folded
 
 
+def test_a_near_copy_past_the_pool_is_listed_under_its_shown_row(lib, monkeypatch):
+    """Past the first POOL_PER_K k rows a row is compared with the first k rows kept: a near copy of a shown row,
+    ranked below the pool, is listed under it (it was nowhere)."""
+    from searchapp.library.search import near_copies
+
+    first, second = _names(_search(lib, QUERY, 2, fold=False).hits)
+    assert {first, second} == {"heat-pump.md", "heat-pump (edited).md"}
+    monkeypatch.setattr(near_copies, "POOL_MIN", 1)
+    monkeypatch.setattr(near_copies, "POOL_PER_K", 1)  # k = 1: the pool is the first row, the copy is past it
+    hits = _search(lib, QUERY, 1).hits
+    assert _names(hits) == [first] and _names(hits[0].near_copies) == [second], [(h.path, h.near_copies) for h in hits]
+
+
 def test_a_longer_edition_read_only_in_part_is_no_copy(lib, tmp_path, monkeypatch):
     """A file is compared by its first TEXT_PASSAGES passages: an edition that adds as much again after them read
     as the same text (a book's 400 passages and 200 more chapters); their passage counts tell them apart."""
