@@ -23,8 +23,8 @@ from ..library import LibraryStatus, SearchResult
 from ..library.search.preview import FileText, file_text
 from ..library.query.help import marked_text
 from ..library.sync.meaning_pass import meaning_percent
-from ..library.search.result import (COMMON, DID_YOU_MEAN, LISTING, LOADING, MEANING, MEMBERS, NAMED, PLACE,
-                                     REINDEX, RERANKER, RESPELLED, SAME, TYPO, UNSEARCHABLE, WEAK, Notice)
+from ..library.search.result import (COMMON, DID_YOU_MEAN, LISTING, LOADING, MEANING, MEMBERS, NAMED, NEAR,
+                                     PLACE, REINDEX, RERANKER, RESPELLED, SAME, TYPO, UNSEARCHABLE, WEAK, Notice)
 from .changes import Changes
 from .empty_results import EmptyResults
 from .filter_bar import FilterBar
@@ -313,7 +313,7 @@ class SearchController(QObject):
         # by its members' text; a word searched otherwise than typed, or one no passage holds, searched as typed
         # (the command line says each too)
         about_query = " · ".join(n.text for n in result.notices if n.kind in (
-            UNSEARCHABLE, LISTING, PLACE, COMMON, SAME, MEMBERS, NAMED, WEAK, TYPO, RESPELLED, DID_YOU_MEAN))
+            UNSEARCHABLE, LISTING, PLACE, COMMON, SAME, NEAR, MEMBERS, NAMED, WEAK, TYPO, RESPELLED, DID_YOU_MEAN))
         if about_query:
             message += f" · {about_query}"
         # a quiet search leaves the line to what the change said: nothing of its own to bring up to date

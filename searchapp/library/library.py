@@ -446,7 +446,8 @@ class Library(WatchAndServe):
         result = find_similar(self.reader(), index, self.vectors.dim(), path, page=page,
                               k=k or self.config.search.k, filters=filters,
                               embed=self._embedder() if pending else None,
-                              embed_budget=self.config.search.embed_on_search, by_words=bool(pending))
+                              embed_budget=self.config.search.embed_on_search, by_words=bool(pending),
+                              fold_near=self.config.search.fold_repeats and self.config.search.fold_near_copies)
         if pending:
             self.wanted.add([key_of(path)])  # its own passages first, then what a search returns
             result.meaning_percent = meaning_percent(*self.meaning())

@@ -27,7 +27,7 @@ from .resources.model_set import ModelSet
 from .search.named import put_named_first
 from .search.pipeline import mark_available, run_search, search_request, searched_words
 from .search.places import place_text, unplaced
-from .search.result import MEANING, PLACE, SAME, UNSEARCHABLE, Notice, SearchResult, meaning_text
+from .search.result import MEANING, NEAR, PLACE, SAME, UNSEARCHABLE, Notice, SearchResult, meaning_text
 from .sync.contract import SyncReport
 from .sync.meaning_pass import meaning_percent, meaning_progress
 from .sync.roots import linked_folders
@@ -447,7 +447,7 @@ class SharedLibrary:
         0159). `path`: a file of this machine's, or of another's folder where this desktop mounts it
         (library.path_map)."""
         from ..base.member_paths import key_of
-        from .search.similar import find_similar, same_text
+        from .search.similar import find_similar, near_text, same_text
 
         found = shared_paths.resolve(self.store, self.paths, key_of(path))
         dim = self.store.dim()
@@ -455,7 +455,8 @@ class SharedLibrary:
         embedded, total = meaning_progress(self._as_store)
         result = find_similar(self._as_store, cast("Optional[VectorIndex]", index), dim, path, page=page,
                               k=k or self.config.search.k, filters=shared_paths.mapped_filters(filters, self.paths),
-                              source=found[1] if found is not None else None, by_words=embedded < total)
+                              source=found[1] if found is not None else None, by_words=embedded < total,
+                              fold_near=self.config.search.fold_repeats and self.config.search.fold_near_copies)
         if embedded < total:  # as Library.similar says it: what the meaning rows cover
             result.meaning_percent = meaning_percent(embedded, total)
             result.notices.append(Notice(MEANING, meaning_text(result.meaning_percent, "similar")))
@@ -469,6 +470,11 @@ class SharedLibrary:
         if result.same_file:  # the source's copies, and the note naming them, as this desktop names them
             result.same_file = shared_paths.local_copies(self.store, self.paths, result.same_file)
             result.notices = [Notice(SAME, same_text(result.same_file)) if n.kind == SAME else n
+                              for n in result.notices]
+        if result.near_copies:  # the source's near copies, as this desktop names them (a hit's: local_hits)
+            local = shared_paths.local_copies(self.store, self.paths, [n.path for n in result.near_copies])
+            result.near_copies = [dataclasses.replace(n, path=p) for n, p in zip(result.near_copies, local, strict=True)]
+            result.notices = [Notice(NEAR, near_text(result.near_copies)) if n.kind == NEAR else n
                               for n in result.notices]
         return result
 

@@ -68,15 +68,16 @@ def cmd_similar(args: argparse.Namespace, config: Config, progress: TerminalProg
 def print_similar(args: argparse.Namespace, res: SearchResult, out: Optional[TextIO] = None) -> int:
     """Print `similar`'s result as the command does (on `out`, default standard output). Also what a warm
     process runs for the thin entry point (cli/warm_run.py)."""
-    from ...library.search.result import MEMBERS, SAME
+    from ...library.search.result import MEMBERS, NEAR, SAME
     from ...library.search.similar import SimilarHit
     from ..search_output import hit_place
 
     if args.json:
         print(json.dumps(res.to_json()), file=out)
         return 0
-    if res.said(SAME):  # the source's exact copies: the same file, not a similar one
-        print(printable(res.said(SAME) or ""), file=out)
+    for kind in (SAME, NEAR):  # the source's exact and near copies: the same document, not a similar one
+        if res.said(kind):
+            print(printable(res.said(kind) or ""), file=out)
     if res.said(MEMBERS):  # a container: compared by its members' text, not its listing of their names
         print(printable(res.said(MEMBERS) or ""), file=out)
     if not res.hits:

@@ -45,7 +45,7 @@ from ...base.types import Hit, NearCopy
 from ...store import Store
 from .availability import Readable
 
-__all__ = ["fold_near_copies", "shingles", "numbers", "number_changed", "resemblance", "NEAR_COPY", "SHINGLE",
+__all__ = ["fold_near_copies", "near_copies_of", "shingles", "numbers", "number_changed", "resemblance", "NEAR_COPY", "SHINGLE",
            "POOL_MIN", "POOL_PER_K", "TEXT_PASSAGES", "COMPARED_MAX"]
 
 SHINGLE = 5  # words a sequence: long enough that two documents on one subject share few, short enough for edits
@@ -181,15 +181,35 @@ def _near_row(pool: Sequence[Hit], kept: Sequence[int], i: int, best: _BestPassa
             continue
         if texts.compared >= COMPARED_MAX:
             return None
-        texts.compared += 1
-        a, b = texts(fi), texts(fj)
-        if min(len(a), len(b)) < NEAR_COPY * max(len(a), len(b)):  # Jaccard is at most the sizes' ratio
-            continue
-        if _lengths_differ(texts.passages[fi], texts.passages[fj]):
-            continue
-        if resemblance(a, b) >= NEAR_COPY and not number_changed(texts.numbers[fi], texts.numbers[fj]):
+        if _one_document(texts, fi, fj):
             return j
     return None
+
+
+def _one_document(texts: _FileTexts, fi: int, fj: int) -> bool:
+    """Whether two files' whole texts are one document (module docstring), counted in `texts.compared`."""
+    texts.compared += 1
+    a, b = texts(fi), texts(fj)
+    if min(len(a), len(b)) < NEAR_COPY * max(len(a), len(b)):  # Jaccard is at most the sizes' ratio
+        return False
+    if _lengths_differ(texts.passages[fi], texts.passages[fj]):
+        return False
+    return resemblance(a, b) >= NEAR_COPY and not number_changed(texts.numbers[fi], texts.numbers[fj])
+
+
+def near_copies_of(store: Store, source: int, rows: Sequence[tuple[int, str, str]]) -> dict[int, float]:
+    """Similar files: which of `rows` (a file id, its passage shown, the source's passage it pairs with) are near
+    copies of the file `source`, each -> its share of the source's text. The gate is each row's own pair: Similar
+    pairs a file with the source passage most like one of its own, and a near copy's pair is one text. At most
+    COMPARED_MAX whole texts compared, as a search."""
+    texts = _FileTexts(store)
+    out: dict[int, float] = {}
+    for fid, text, paired in rows:
+        if fid == source or texts.compared >= COMPARED_MAX or not _gate(shingles(text), shingles(paired)):
+            continue
+        if _one_document(texts, fid, source):
+            out[fid] = round(resemblance(texts(fid), texts(source)), 4)
+    return out
 
 
 def _lengths_differ(a: int, b: int) -> bool:

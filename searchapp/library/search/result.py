@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from ...base.member_paths import display_path
-from ...base.types import Hit
+from ...base.types import Hit, NearCopy
 
 if TYPE_CHECKING:  # for the type checker alone: a result is read without the search pipeline's imports
     from ..resources.lock import Holder
@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # for the type checker alone: a result is read without the se
 
 __all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "FILTERED", "ABSENT", "OUTSIDE",
            "WHY_EMPTY", "COMMON", "NAMED", "WEAK", "RESPELLED", "TYPO", "DID_YOU_MEAN", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
+           "NEAR",
            "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text", "writer_embeds", "embeds_next"]
 
 # Notice kinds, in the order a search says them.
@@ -41,6 +42,7 @@ MEANING = "meaning"  # passages still without a vector: the dense side lacks the
 LOADING = "loading"  # the vector index was still opening: a hybrid search answered by its words alone
 SAME = "same"  # Similar files: the source's exact copies, the same file elsewhere (not listed as similar)
 MEMBERS = "members"  # Similar files of a container (a zip, a mailbox): compared by its members' text, said so
+NEAR = "near"  # Similar files: the source's near copies, the same document (not listed as similar: near_copies.py)
 WEAK = "weak"  # every row shares no word with the query and is far from it in meaning (search/weak.py)
 RESPELLED = "respelled"  # a word typed with ue for ü, searched as the library writes it (search/respelled.py)
 TYPO = "typo"  # a word no passage holds, searched as the word one edit away the library holds (search/typos.py)
@@ -141,6 +143,7 @@ class SearchResult:
     # it did not run (dense, a listing) or was not asked (only common words).
     words_matched: bool = True
     same_file: list[str] = field(default_factory=list)  # Similar files: the source's exact copies (stored paths)
+    near_copies: list[NearCopy] = field(default_factory=list)  # Similar files: the source's near copies, best first
     here: Optional[str] = None  # a shared library's: the machine answering (a hit another machine indexed says so)
     # Words searched otherwise than typed (a typo, ue for ü: search/typos.py, respelled.py): typed -> searched
     searched_as: dict[str, str] = field(default_factory=dict)
@@ -181,6 +184,7 @@ class SearchResult:
             out["filter_notice"] = self.said(*WHY_EMPTY)  # no hits because the filters leave no file
         if self.mode == "similar":
             out["same_file"] = [display_path(p) for p in self.same_file]  # as a hit's `copies`
+            out["near_copies"] = [n.to_json() for n in self.near_copies]  # as a hit's `near_copies`
             if self.said(MEMBERS):
                 out["members_notice"] = self.said(MEMBERS)  # a container: compared by its members' text
         if self.said(COMMON):

@@ -10,7 +10,10 @@ i.e. how much of the source the candidate also says (1.0: every source passage h
 there). The best passage pair is kept to show why a file matched. The source file itself is excluded, and so
 are its exact copies (the same sha256): they are the same file, not a similar one, and are said apart
 (`SearchResult.same_file`, a SAME notice: "the same file elsewhere: …"). Exact copies among the hits share one
-row as in a search (folding.py: the copy shown, `Hit.copies`), so k rows are k contents.
+row as in a search (folding.py: the copy shown, `Hit.copies`), so k rows are k contents. The source's near copies
+(near_copies.py: its PDF export, a copy with a sentence edited) are the same document too: said once, apart
+(`SearchResult.near_copies`, a NEAR notice: "near copies of this file: …"), not k rows of the same text; the
+setting `search.fold_near_copies` (`fold_near`) keeps them as rows.
 
 While meaning fills (`by_words`), the files meaning cannot compare yet follow the meaning rows, found by the
 source's distinctive words (similar_words.py, decision 0159): marked `by = "words"`, scored by words, never by a
@@ -34,7 +37,7 @@ import numpy as np
 from ...ann import VectorIndex
 from ...base.errors import ConfigError
 from ...base.member_paths import MEMBER_SEP, display_path, key_of, member_order, split_member
-from ...base.types import StageRanks, StageScores
+from ...base.types import NearCopy, StageRanks, StageScores
 from ...store import Store
 from ...store.rows import FileRow
 from ..query.field_values import MAX_PAGE
@@ -45,11 +48,12 @@ from .filter_scope import FilterScope
 from .listings import listing_entry
 from .folding import Folded, copies_of, fold_copies, mark_folded
 from .meaning_now import PassageEmbedder
-from .result import MEMBERS, SAME, Notice, SearchResult
+from .near_copies import near_copies_of
+from .result import MEMBERS, NEAR, SAME, Notice, SearchResult
 from .similar_hit import SimilarHit
 from .similar_words import add_words_rows
 
-__all__ = ["SimilarHit", "find_similar", "same_text", "MAX_SOURCE_PASSAGES"]
+__all__ = ["SimilarHit", "find_similar", "same_text", "near_text", "MAX_SOURCE_PASSAGES"]
 
 MAX_SOURCE_PASSAGES = 256  # a long source is sampled evenly: its score barely moves, the work is bounded
 NEIGHBOURS = 50  # per source passage, before the source's own passages are dropped
@@ -61,11 +65,12 @@ NEIGHBOUR_BUDGET = 1 << 18  # the most neighbours asked over all the source's pa
 def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int], path: str, *,
                  page: Optional[int] = None, k: int = 10, filters: Optional[SearchFilters] = None,
                  embed: Optional[PassageEmbedder] = None, embed_budget: int = 0,
-                 source: Optional[FileRow] = None, by_words: bool = False) -> SearchResult:
+                 source: Optional[FileRow] = None, by_words: bool = False, fold_near: bool = True) -> SearchResult:
     """`embed`: while meaning is unfinished, how the source's passages without a vector are embedded for this
     answer (at most `embed_budget`, an even sample: the score is a mean over the source's passages). `source`:
     `path`'s entry when the caller found it already (a shared library: another machine's, by the path map).
-    `by_words`: meaning is unfinished, so rows found by words follow the meaning rows, up to k."""
+    `by_words`: meaning is unfinished, so rows found by words follow the meaning rows, up to k. `fold_near`: the
+    source's near copies said apart, not rows (search.fold_near_copies)."""
     t0 = time.perf_counter()
     ms: Callable[[], float] = lambda: (time.perf_counter() - t0) * 1000.0  # noqa: E731
     if page is not None and not 1 <= page <= MAX_PAGE:  # SQLite integers are 64-bit: 10**20 overflowed the query
@@ -103,7 +108,9 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     judged = False
     if index is not None and len(index) and dim is not None:
         judged = _by_meaning(store, index, dim, source, list(src_ids), k, scope, same_sha, result,
-                             (embed, embed_budget) if embed is not None else None, ms, own)
+                             (embed, embed_budget) if embed is not None else None, ms, own, fold_near)
+        if result.near_copies:
+            result.notices.append(Notice(NEAR, near_text(result.near_copies)))
     if by_words and len(result.hits) < k:
         shown = store.chunk_files([h.chunk_id for h in result.hits])
         said = set(store.file_sha256s(list(shown.values())).values()) | ({same_sha} if same_sha else set())
@@ -146,7 +153,7 @@ def _members_passages(store: Store, source: FileRow, path: str, page: Optional[i
 def _by_meaning(store: Store, index: VectorIndex, dim: int, source: FileRow, src_ids: list[int], k: int,
                 scope: Optional[FilterScope], same_sha: Optional[str], result: SearchResult,
                 embed: Optional[tuple[PassageEmbedder, int]], ms: Callable[[], float],
-                own: frozenset[int] = frozenset()) -> bool:
+                own: frozenset[int] = frozenset(), fold_near: bool = True) -> bool:
     """The meaning rows, into `result`; whether the source had vectors to compare with: then the files with a
     vector were the meaning side's to judge (its neighbours among them), and the words side leaves them out."""
     found, src_vecs = store.vectors(src_ids, dim)
@@ -167,7 +174,7 @@ def _by_meaning(store: Store, index: VectorIndex, dim: int, source: FileRow, src
     # 2. Exact file scores from every stored vector of each shortlisted file.
     scored = _scored(store, shortlist, src_vecs, src_ids, dim)
     result.timings_ms["rescore"] = ms()
-    _add_rows(store, result, scored, k, scope)
+    _add_rows(store, result, scored, k, scope, source.id if fold_near else None)
     return True
 
 
@@ -231,13 +238,22 @@ def _scored(store: Store, shortlist: list[int], src_vecs: np.ndarray, src_ids: l
 
 
 def _add_rows(store: Store, result: SearchResult, scored: list[tuple[float, float, int, int, int]], k: int,
-              scope: Optional[FilterScope]) -> None:
+              scope: Optional[FilterScope], source: Optional[int] = None) -> None:
     """The k best contents of `scored` as hits: exact copies share a row, as in a search (folding.py), so the rows
-    they free go to other files."""
+    they free go to other files; the near copies of the file `source` (None: not looked for) leave the rows for
+    `result.near_copies`, with their own exact copies."""
     rows = store.chunks([c for t in scored for c in (t[2], t[3])])
     scored = [t for t in scored if t[2] in rows and t[3] in rows]  # else deleted by a sync since the vectors were read
     copies = fold_copies(store, [t[4] for t in scored], {t[4]: rows[t[3]].path for t in scored})
-    scored = [t for t in scored if copies.row_of.get(t[4], t[4]) == t[4]][:k]
+    every = scored
+    scored = [t for t in scored if copies.row_of.get(t[4], t[4]) == t[4]]
+    if source is not None:
+        near = near_copies_of(store, source, [(t[4], rows[t[3]].text, rows[t[2]].text) for t in scored])
+        result.near_copies = sorted((NearCopy(rows[t[3]].path, near[copies.row_of.get(t[4], t[4])], t[4])
+                                     for t in every if copies.row_of.get(t[4], t[4]) in near),
+                                    key=lambda n: -n.similarity)  # best first, each copy beside its near copy
+        scored = [t for t in scored if t[4] not in near]
+    scored = scored[:k]
     for rank, (score, pair, src_cid, cid, _) in enumerate(scored, start=1):
         row, src = rows[cid], rows[src_cid]
         result.hits.append(SimilarHit(
@@ -256,6 +272,12 @@ def _same_file(store: Store, source: FileRow, scope: Optional[FilterScope]) -> t
         return None, []
     where = scope.filters.where() if scope is not None else None
     return sha, [p for p in copies_of(store, [sha], where).get(sha, []) if p != source.path]
+
+
+def near_text(near: list[NearCopy]) -> str:
+    """The note of a Similar files whose source has near copies (not listed as similar files)."""
+    shown = ", ".join(f"{display_path(n.path)} ({round(100 * n.similarity)}% same text)" for n in near[:3])
+    return f"near copies of this file: {shown}" + (f" and {len(near) - 3} more" if len(near) > 3 else "")
 
 
 def same_text(paths: list[str]) -> str:

@@ -205,6 +205,30 @@ def test_a_changed_number_is_another_document(lib, tmp_path):
         {n, *rows[n]} for n in rows), rows  # the PDF and its DOCX: one row, the other listed under it
 
 
+def test_similar_files_says_a_near_copy_once_not_as_a_row(lib, tmp_path):
+    """Similar files of the heat-pump report: its edited copy is the same document, said apart ("near copies of this
+    file"), not the first similar file; with the fold off it is a row again."""
+    import argparse
+
+    from searchapp.cli.commands.discover import print_similar
+
+    source = str(tmp_path / "docs" / "heat-pump.md")
+    res = lib.similar(source, k=5)
+    rows = _names(res.hits)
+    assert "heat-pump (edited).md" not in rows and rows, rows
+    assert _names(res.near_copies) == ["heat-pump (edited).md"] and 0.8 <= res.near_copies[0].similarity < 1.0
+    out = io.StringIO()
+    print_similar(argparse.Namespace(json=False), res, out)
+    assert "near copies of this file: " in out.getvalue() and "(edited).md (" in out.getvalue()
+    assert res.to_json()["near_copies"][0]["key"] == res.near_copies[0].path
+    saved = lib.config
+    lib.config = dataclasses.replace(saved, search=dataclasses.replace(saved.search, fold_near_copies=False))
+    try:
+        assert "heat-pump (edited).md" in _names(lib.similar(source, k=5).hits)
+    finally:
+        lib.config = saved
+
+
 def test_the_windows_more_column_lists_near_copies_as_text():
     """The results list's More column and its tooltip (the window reads them from the hit; plain text escaped)."""
     pytest.importorskip("PySide6")
