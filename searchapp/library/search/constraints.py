@@ -32,6 +32,7 @@ from ..query.filters import SearchFilters
 from .filter_scope import FilterScope
 from .folding import Copies, Folded, fold_copies, mark_folded
 from .grouping import MAX_POOL
+from .near_copies import POOL_MIN, POOL_PER_K, fold_near_copies
 from ..query.syntax import HEADER_FIELDS, TOKEN_CHAR, Clause, ParsedQuery, Term, filters_of
 
 __all__ = ["QueryConstraints", "constraint_scope", "list_by_date", "listed", "parse_for_search"]
@@ -125,16 +126,23 @@ def constraint_scope(store: Store, parsed: ParsedQuery, filters: Optional[Search
     return FilterScope(store, QueryConstraints(parsed, filters, store))
 
 
-def list_by_date(store: Store, scope: FilterScope, k: int, group: str, fold: bool = True) -> list[Hit]:
+def list_by_date(store: Store, scope: FilterScope, k: int, group: str, fold: bool = True,
+                 fold_near: bool = False) -> list[Hit]:
     """No words to rank by (a query of only operators and fields): the allowed files, newest first; by file
     their first allowed passage, exact copies in one row as in a ranked search (`fold`: search.fold_repeats), so
-    the k rows are k contents; by passage every allowed passage in reading order."""
+    the k rows are k contents, and with `fold_near` (search.fold_near_copies) a near copy in the row of its
+    document's newest file (near_copies.py: the rows' first passages are the gate, as a query's best ones are),
+    the next files filling the rows; by passage every allowed passage in reading order."""
     where = scope.filters.where()
     if group != "file" or not fold:
         return listed(store, store.newest_first(where, k, by_file=group == "file"))
-    rows, order, copies = _newest_contents(store, where, k)
+    rows, order, copies = _newest_contents(store, where, max(POOL_MIN, POOL_PER_K * k) if fold_near else k)
     hits = _listed(rows, order)
     file_of = {cid: rows[cid].file_id for cid in order}
+    if fold_near:
+        hits = fold_near_copies(store, hits, file_of, k)[:k]
+        for rank, h in enumerate(hits, start=1):
+            h.ranks.final = rank
     mark_folded(store, hits, file_of, Folded(sha_of=copies.sha_of), where)
     return hits
 

@@ -131,7 +131,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         timings["filter"] = _ms(t0)
     if asked.listing:  # only operators and fields: matching files, newest first
         assert asked.scope is not None  # a query's constraints always make one
-        hits = list_by_date(store, asked.scope, req.k, req.group, req.fold_repeats)
+        hits = list_by_date(store, asked.scope, req.k, req.group, req.fold_repeats, req.fold_near_copies)
         _attach_repeats(store, hits)
         timings["total"] = _ms(t0)
         return SearchResult(req.query, req.mode, hits, False, notices=[Notice(LISTING, LISTING_NOTICE)],

@@ -205,6 +205,18 @@ def test_a_changed_number_is_another_document(lib, tmp_path):
         {n, *rows[n]} for n in rows), rows  # the PDF and its DOCX: one row, the other listed under it
 
 
+def test_a_listing_by_date_folds_a_near_copy(lib):
+    """A query of only fields lists files newest first: the edited copy shares the row of its document's newer
+    file, as in a ranked search (the library's 7 files, 6 documents); with the fold off both are rows."""
+    pair = {"heat-pump.md", "heat-pump (edited).md"}
+    assert pair <= set(_names(_search(lib, "type:md", 7, fold=False).hits))
+    rows = _search(lib, "type:md", 7).hits
+    assert len(rows) == 6 and len(pair & set(_names(rows))) == 1, _names(rows)
+    kept = next(h for h in rows if _names([h])[0] in pair)
+    assert _names(kept.near_copies) == list(pair - set(_names([kept])))
+    assert [h.ranks.final for h in rows] == [1, 2, 3, 4, 5, 6]
+
+
 def test_similar_files_says_a_near_copy_once_not_as_a_row(lib, tmp_path):
     """Similar files of the heat-pump report: its edited copy is the same document, said apart ("near copies of this
     file"), not the first similar file; with the fold off it is a row again."""
