@@ -37,7 +37,7 @@ import numpy as np
 from ...ann import VectorIndex
 from ...base.errors import ConfigError
 from ...base.member_paths import MEMBER_SEP, display_path, key_of, member_order, split_member
-from ...base.types import NearCopy, StageRanks, StageScores
+from ...base.types import Hit, NearCopy, StageRanks, StageScores
 from ...store import Store
 from ...store.rows import FileRow
 from ..query.field_values import MAX_PAGE
@@ -48,7 +48,7 @@ from .filter_scope import FilterScope
 from .listings import listing_entry
 from .folding import Folded, copies_of, fold_copies, mark_folded
 from .meaning_now import PassageEmbedder
-from .near_copies import near_copies_of
+from .near_copies import fold_near_copies, near_copies_of
 from .result import MEMBERS, NEAR, SAME, Notice, SearchResult
 from .similar_hit import SimilarHit
 from .similar_words import add_words_rows
@@ -114,7 +114,10 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     if by_words and len(result.hits) < k:
         shown = store.chunk_files([h.chunk_id for h in result.hits])
         said = set(store.file_sha256s(list(shown.values())).values()) | ({same_sha} if same_sha else set())
-        add_words_rows(store, result, source, src_ids, k, scope, said, set(shown.values()) | own, judged)
+        # the near copies said (the source's, a row's) are not said again as rows found by words
+        near = {n.file_id for n in (*result.near_copies, *(c for h in result.hits for c in h.near_copies))}
+        add_words_rows(store, result, source, src_ids, k, scope, said,
+                       set(shown.values()) | own | {f for f in near if f is not None}, judged)
         result.timings_ms["words"] = ms()
     result.timings_ms["total"] = ms()
     if scope is not None:
@@ -240,8 +243,9 @@ def _scored(store: Store, shortlist: list[int], src_vecs: np.ndarray, src_ids: l
 def _add_rows(store: Store, result: SearchResult, scored: list[tuple[float, float, int, int, int]], k: int,
               scope: Optional[FilterScope], source: Optional[int] = None) -> None:
     """The k best contents of `scored` as hits: exact copies share a row, as in a search (folding.py), so the rows
-    they free go to other files; the near copies of the file `source` (None: not looked for) leave the rows for
-    `result.near_copies`, with their own exact copies."""
+    they free go to other files; the near copies of the file `source` (None: not looked for, nor folded) leave the
+    rows for `result.near_copies`, with their own exact copies, and rows that are near copies of each other share
+    one (near_copies.fold_near_copies, as a search's: the rows' passages of their best pairs are the gate)."""
     rows = store.chunks([c for t in scored for c in (t[2], t[3])])
     scored = [t for t in scored if t[2] in rows and t[3] in rows]  # else deleted by a sync since the vectors were read
     copies = fold_copies(store, [t[4] for t in scored], {t[4]: rows[t[3]].path for t in scored})
@@ -253,14 +257,18 @@ def _add_rows(store: Store, result: SearchResult, scored: list[tuple[float, floa
                                      for t in every if copies.row_of.get(t[4], t[4]) in near),
                                     key=lambda n: -n.similarity)  # best first, each copy beside its near copy
         scored = [t for t in scored if t[4] not in near]
-    scored = scored[:k]
-    for rank, (score, pair, src_cid, cid, _) in enumerate(scored, start=1):
-        row, src = rows[cid], rows[src_cid]
-        result.hits.append(SimilarHit(
-            chunk_id=cid, path=row.path, page=row.page, start=row.start, end=row.end, text=row.text,
-            scores=StageScores(dense=min(max(score, -1.0), 1.0)), ranks=StageRanks(dense=rank, final=rank),
-            source_text=src.text, source_page=src.page, best_pair=min(pair, 1.0), date_ns=row.date_ns))
-    mark_folded(store, result.hits, {t[3]: t[4] for t in scored}, Folded(sha_of=copies.sha_of),
+    hits: list[Hit] = [SimilarHit(
+        chunk_id=cid, path=rows[cid].path, page=rows[cid].page, start=rows[cid].start, end=rows[cid].end,
+        text=rows[cid].text, scores=StageScores(dense=min(max(score, -1.0), 1.0)), source_text=rows[src_cid].text,
+        source_page=rows[src_cid].page, best_pair=min(pair, 1.0), date_ns=rows[cid].date_ns)
+        for score, pair, src_cid, cid, _ in scored]
+    file_of = {t[3]: t[4] for t in scored}
+    if source is not None:
+        hits = fold_near_copies(store, hits, file_of, k)
+    result.hits = hits[:k]
+    for rank, h in enumerate(result.hits, start=1):
+        h.ranks = StageRanks(dense=rank, final=rank)
+    mark_folded(store, result.hits, file_of, Folded(sha_of=copies.sha_of),
                 scope.filters.where() if scope is not None else None)
 
 
