@@ -140,7 +140,7 @@ class SearchConfig:
                            min=0.0, max=1.0)
     fold_repeats: bool = _f(True, "Results by file: exact copies of a file share one row (the others listed with it), and text "
                               "repeated across many files (a licence footer, a signature) fills at most one row.")
-    fold_near_copies: bool = _f(True, "Results by file: a file whose text is almost all a file ranked above it (a PDF exported from a DOCX, an edited copy: 80% of their 5-word sequences shared) is folded into that file's row (listed with it as a near copy); the next files fill the places. Only with fold_repeats.")
+    fold_near_copies: bool = _f(True, "Results by file: a file whose text is almost all a file ranked above it (a PDF exported from a DOCX, an edited copy: 80% of their 5-word sequences shared, no number changed) is folded into that file's row (listed with it as a near copy); the next files fill the places. Also in a listing by date and in Similar files (the source's near copies said apart). Only with fold_repeats.")
     embed_on_search: int = _f(16, "While meaning is unfinished: passages without a vector a hybrid search embeds on the spot, its best word matches first, so its rows are ranked by meaning too (16 take about a second on a quiet 2-core CPU; 0: none). Never written by the search: the meaning pass takes them first.",
                               min=0, max=256)
     history: int = _f(100, "Recent queries kept (searches.sqlite in the data dir, private); 0 keeps none and drops those kept.",
