@@ -27,12 +27,14 @@ file that shows the place is the best-ranked one that can be opened: a report.do
 hide the report.pdf on this disk (as with exact copies, folding.py).
 
 A number changed is another document (decision 0198, 2026-12-03): two quotes, "14,200 EUR" and "14,300 EUR", share
-82% of their sequences and a person needs both. Two texts are not near copies, whatever they share, when each holds
-a number the other does not (`numbers`: its words holding a digit): an amount, a date, a version, a phone
-number changed. A number on one side only is not a change: the page numbers a PDF prints and the DOCX it came from
-does not, a running date, a line added; nor is a sentence reworded around the same numbers. Which numbers, not
-how often: passages overlap (the chunker repeats a passage's last words in the next), and a PDF and its DOCX are
-cut in different places, so one text read twice counts its numbers differently.
+82% of their sequences and a person needs both. Two texts are not near copies, whatever they share, when one holds
+a number between two words where the other holds another number between the same two words (`numbers`: each word
+holding a digit with the words either side of it): an amount, a date, a version, a phone number changed in place.
+A number on one side only is not a change: the page numbers a PDF prints between two lines and the DOCX it came
+from does not, a running date, a line added; nor is a sentence reworded around the same numbers. By place, not by
+the numbers alone: a report of 400 numbers holds "300" somewhere, so "14,300" for "14,200" would change no set of
+numbers; and not by the differing 5-word sequences alone: the PDF and its DOCX are cut into passages in other
+places, and the sequences at each cut differ, numbers in them or not.
 """
 
 from __future__ import annotations
@@ -71,15 +73,22 @@ def shingles(text: str) -> set[int]:
     return {hash(tuple(words[i:i + SHINGLE])) for i in range(len(words) - SHINGLE + 1)}
 
 
-def numbers(text: str) -> set[str]:
-    """The words of `text` holding a digit (NFKC: a PDF's "m2" is a DOCX's "m²"); "14,200" is 14 and 200."""
-    return {unicodedata.normalize("NFKC", w) for w in _WORD.findall(text.casefold()) if any(c.isdigit() for c in w)}
+Placed = tuple[str, str, str]  # a number and the words either side of it
 
 
-def number_changed(a: set[str], b: set[str]) -> bool:
-    """Whether each text holds a number the other does not: a fact changed, two documents (module docstring). One
-    side's numbers all in the other's (a PDF's page numbers beside its DOCX) is no change."""
-    return bool(a - b) and bool(b - a)
+def numbers(text: str) -> set[Placed]:
+    """Each word of `text` holding a digit with the words either side of it (NFKC, case-folded: a PDF's "m2" is a
+    DOCX's "m²"); "14,200 EUR" is 200 between 14 and eur. Not a passage's first or last word: the two files are cut
+    into passages in other places, and a number at one file's cut has a place in the other file only."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    return {(words[i - 1], words[i], words[i + 1]) for i in range(1, len(words) - 1)
+            if any(c.isdigit() for c in words[i])}
+
+
+def number_changed(a: set[Placed], b: set[Placed]) -> bool:
+    """Whether a number of one text stands where the other has another between the same two words: a fact changed,
+    two documents (module docstring). A number on one side only (a PDF's page number) is no change."""
+    return bool({(x, y) for x, _, y in a - b} & {(x, y) for x, _, y in b - a})
 
 
 def resemblance(a: set[int], b: set[int]) -> float:
@@ -101,7 +110,7 @@ class _FileTexts:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.of: dict[int, set[int]] = {}
-        self.numbers: dict[int, set[str]] = {}  # each file's numbers, of the same passages as its sequences
+        self.numbers: dict[int, set[Placed]] = {}  # each file's numbers, of the same passages as its sequences
         self.passages: dict[int, int] = {}  # each file's passages, all of them (its sequences are of TEXT_PASSAGES)
         self.compared = 0  # resemblances of two whole texts worked out this search (COMPARED_MAX)
 
@@ -114,7 +123,7 @@ class _FileTexts:
             rows = list(self.store.chunks(ids).values()) if ids else []
             got = set().union(*(shingles(r.text) for r in rows))
             self.of[file_id] = got
-            self.numbers[file_id] = numbers("\n".join(r.text for r in rows))
+            self.numbers[file_id] = set().union(*(numbers(r.text) for r in rows))
         return got
 
 

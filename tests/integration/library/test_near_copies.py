@@ -188,7 +188,7 @@ def test_a_changed_number_is_another_document(lib, tmp_path):
     """Two quotes, 14,200 EUR and 14,300 EUR, over 80% the same text: a person needs both rows. The quote's PDF (its
     page number printed, which the DOCX has not) and the DOCX of it hold the same numbers: one document."""
     from corpus import write_docx, write_pdf
-    from searchapp.library.search.near_copies import NEAR_COPY, numbers, resemblance, shingles
+    from searchapp.library.search.near_copies import NEAR_COPY, number_changed, numbers, resemblance, shingles
 
     docs = tmp_path / "docs"
     write_pdf(docs / "quote.pdf", [" ".join(QUOTE) + "\n1"])
@@ -197,7 +197,12 @@ def test_a_changed_number_is_another_document(lib, tmp_path):
     (docs / "quote (revised).md").write_text("\n\n".join(revised) + "\n", encoding="utf-8")
     lib.sync()
     assert resemblance(shingles(" ".join(QUOTE)), shingles(" ".join(revised))) >= NEAR_COPY  # by the text alone: one
-    assert numbers("page 1: 14,200 m²") == {"1", "14", "200", "m2"}
+    assert numbers("page 1: 14,200 m² floor") == {("page", "1", "14"), ("1", "14", "200"), ("14", "200", "m2"),
+                                                  ("200", "m2", "floor")}
+    # by place: a changed amount whose new value the text holds elsewhere is still a change, a page number is none
+    longer = "Table 300 lists the rooms. The total price is 14,{} EUR including the materials."
+    assert number_changed(numbers(longer.format(200)), numbers(longer.format(300)))
+    assert not number_changed(numbers("the rubble.\n2\nThe work starts"), numbers("the rubble. The work starts"))
     hits = _search(lib, "bathroom renovation quote price tiles heated floor", 5).hits
     rows = {_names([h])[0]: _names(h.near_copies) for h in hits}
     assert "quote (revised).md" in rows, rows  # its own row, not folded under the quote it revises
