@@ -220,11 +220,12 @@ def japan1_pdf(path: Path, lines: list[str]) -> Path:
     return pdf.write(path, catalog)
 
 
-def aes256_pdf(path: Path, text: str, locked: bool = True) -> Path:
+def aes256_pdf(path: Path, text: str, locked: bool = True, handler: bytes = b"/Standard", version: int = 5) -> Path:
     """One page of `text` under AES-256 encryption (revision 6), written without AES: checking any password
     needs AES (pypdf without the `cryptography` package raises DependencyError), and the password entries are
     made up, so `locked`, no password opens it (pdfium: "Incorrect password"). Not `locked`, streams and strings
-    are under the Identity filter: stored as they are, readable by pdfium with no password at all."""
+    are under the Identity filter: stored as they are, readable by pdfium with no password at all. `handler` other
+    than /Standard (/MicrosoftIRMServices), or a `version` (/V) neither reader knows: only its own software opens it."""
     pdf = RawPdf()
     catalog, tree = pdf.reserve(), pdf.reserve()
     font = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
@@ -235,9 +236,9 @@ def aes256_pdf(path: Path, text: str, locked: bool = True) -> Path:
     pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
     made_up = [b"<%s>" % bytes(range(n)).hex().encode() for n in (48, 48, 32, 32, 16)]  # O, U, OE, UE, Perms
     filters = b"/StdCF" if locked else b"/Identity"
-    encrypt = pdf.add(b"<< /Filter /Standard /V 5 /R 6 /Length 256 /P -4 /CF << /StdCF << /CFM /AESV3 /AuthEvent "
+    encrypt = pdf.add(b"<< /Filter %s /V %d /R 6 /Length 256 /P -4 /CF << /StdCF << /CFM /AESV3 /AuthEvent "
                       b"/DocOpen /Length 32 >> >> /StmF %s /StrF %s /O %s /U %s /OE %s /UE %s /Perms %s >>"
-                      % (filters, filters, *made_up))
+                      % (handler, version, filters, filters, *made_up))
     file_id = b"<00112233445566778899aabbccddeeff>"
     return pdf.write(path, catalog, b" /Encrypt %d 0 R /ID [%s %s]" % (encrypt, file_id, file_id))
 

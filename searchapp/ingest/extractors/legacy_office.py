@@ -26,12 +26,11 @@ from ...base.progress import CancelToken
 from ...base.types import Document
 from . import docx, html, pptx, ppt97, sniff as text_sniff, word97, xls97, xlsx
 from .ole import OleFile, sniff
+from .ole_encrypted import RIGHTS_MANAGED
 from .office_xml import office_xml_of, read_office_xml
 
 __all__ = ["DOC_SUFFIXES", "XLS_SUFFIXES", "PPT_SUFFIXES", "RIGHTS_MANAGED", "extract_doc", "extract_xls",
            "extract_ppt", "extract_newer_doc", "extract_newer_xls", "extract_newer_ppt"]
-
-RIGHTS_MANAGED = "encrypted: rights-managed (IRM), not indexed"
 
 DOC_SUFFIXES, XLS_SUFFIXES, PPT_SUFFIXES = word97.SUFFIXES, xls97.SUFFIXES, ppt97.SUFFIXES
 _WHAT = {"doc": "a Word 97-2003 document", "xls": "an Excel 97-2003 workbook", "ppt": "a PowerPoint 97-2003 file"}

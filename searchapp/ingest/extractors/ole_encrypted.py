@@ -19,11 +19,13 @@ import os
 import struct
 from typing import BinaryIO, Iterable, Optional
 
-__all__ = ["OLE_MAGIC", "ENCRYPTED", "OleStructureError", "is_encrypted_office", "names_encrypted",
+__all__ = ["OLE_MAGIC", "ENCRYPTED", "RIGHTS_MANAGED", "OleStructureError", "is_encrypted_office", "names_encrypted",
            "directory_names"]
 
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 ENCRYPTED = "encrypted: password-protected, not indexed"
+# Only the software of a rights-management server opens it (Microsoft IRM, Adobe LiveCycle): an Office file or a PDF
+RIGHTS_MANAGED = "encrypted: rights-managed (IRM), not indexed"
 _ENCRYPTED_STREAMS = frozenset({"ENCRYPTEDPACKAGE", "ENCRYPTEDSUMMARY"})  # upper case: see names_encrypted
 _LAST = 0xFFFFFFFA  # sector numbers above this are markers (end of chain, free, FAT, DIFAT)
 _MAX_SECTORS = 4096  # directory sectors followed: 16K entries at 512 bytes (a real Office file has ~10)

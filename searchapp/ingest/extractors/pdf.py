@@ -67,7 +67,7 @@ from .line_breaks import better_lines, join_hyphenated, word_a_line
 from .paged import join_layers, join_pages
 from .pdf_notes import Notes
 from .pdfium_doc import PasswordNeeded, PdfiumDoc, available, shown_box
-from .ole_encrypted import ENCRYPTED
+from .ole_encrypted import ENCRYPTED, RIGHTS_MANAGED
 from .title import clean_title
 
 if TYPE_CHECKING:  # pypdf is imported when a PDF is read, not with this module
@@ -98,6 +98,10 @@ def _quiet_pypdf() -> None:
 
 LIMIT = "PDF exceeds a decompression or size limit"
 AES = "encrypted with AES, which pypdf reads only with the cryptography package"
+# pypdf has no reader for the file's encryption (NotImplementedError from PdfReader): a rights-management handler
+# (RIGHTS_MANAGED), or a cipher or revision it lacks. pdfium may have one; when it has not, the file is skipped as a
+# password-protected one is, not failed and read again at every sync.
+SCHEME = "encrypted by a scheme pypdf cannot read"
 TRUNCATED = "truncated PDF (no end-of-file marker): an incomplete download?"
 # A PDF of no pages has nothing to read, now or by OCR: skipped for it, not "no text found", which a sync with OCR on
 # reads again as a scan read while OCR was off (sync/ocr_waits.ocr_turned_on): it was, at every sync (a reviewer)
@@ -120,6 +124,9 @@ def _open(fh: BinaryIO) -> PdfReader:
         raise ExtractionError(limit_reason(exc)) from None
     except PyPdfError as exc:
         raise ExtractionError(f"corrupt PDF: {exc}") from None
+    except NotImplementedError as exc:  # was "pdf extraction failed: NotImplementedError: only Standard PDF ..."
+        standard = "Standard PDF encryption handler" not in str(exc)  # its /Filter names another: rights management
+        raise ExtractionError(f"{SCHEME} ({exc})" if standard else RIGHTS_MANAGED) from None
     if reader.is_encrypted:
         try:
             ok: int = reader.decrypt("")  # a PasswordType (an IntEnum), 0 when not decrypted
@@ -150,7 +157,10 @@ def extract_pdf(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 reason = TRUNCATED
             whole = _whole_file_by_pdfium(path, fh, max_chars, cancel)
             if whole is None:
-                raise (UnsupportedFileError if reason in (ENCRYPTED, NO_PAGES) else ExtractionError)(reason) from None
+                if reason.startswith(SCHEME):  # pdfium has no reader for it either
+                    raise UnsupportedFileError(f"{reason}, not indexed") from None
+                skipped = reason in (ENCRYPTED, NO_PAGES, RIGHTS_MANAGED)
+                raise (UnsupportedFileError if skipped else ExtractionError)(reason) from None
             return replace(whole, notes=(f"read by pdfium: pypdf could not ({reason})"[:300], *whole.notes))
 
 

@@ -37,6 +37,19 @@ def test_without_pdfium_an_aes_256_pdf_fails_saying_what_is_missing(tmp_path, mo
         extract(aes256_pdf(tmp_path / "locked.pdf", "Secret harbour accounts"))
 
 
+@pytest.mark.parametrize("handler, version, pdfium, reason", [
+    (b"/MicrosoftIRMServices", 5, True, r"^encrypted: rights-managed \(IRM\), not indexed$"),
+    (b"/Standard", 9, False, r"^encrypted by a scheme pypdf cannot read \(Encryption V=9 NOT supported\), not indexed$")])
+def test_a_pdf_encrypted_by_a_scheme_no_reader_has_is_skipped_as_encrypted(tmp_path, monkeypatch, handler, version,
+                                                                           pdfium, reason):
+    # Tika's testMicrosoftIRMServices.pdf failed as "pdf extraction failed: NotImplementedError: only Standard PDF
+    # encryption handler is available", and was read again at every sync
+    if not pdfium:
+        monkeypatch.setattr(pdf_module, "available", lambda: False)
+    with pytest.raises(UnsupportedFileError, match=reason):
+        extract(aes256_pdf(tmp_path / "managed.pdf", "Secret harbour accounts", handler=handler, version=version))
+
+
 def test_a_pdf_cut_short_says_it_is_truncated(tmp_path):
     # A download cut short was "corrupt PDF: Stream has ended unexpectedly": the file is fine, the copy is not.
     data = glyph_code_pdf(tmp_path / "whole.pdf", [[("text", "Harbour pilots guide ships. " * 40)]] * 3).read_bytes()
