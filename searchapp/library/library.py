@@ -384,10 +384,11 @@ class Library(WatchAndServe):
             self._say(result, LOADING, LOADING_NOTICE)
         during_reindex = self.reindex_notice()
         self._say(result, REINDEX, during_reindex)
-        if pending:
+        if pending and mode != "lexical":  # words alone find every passage: "the rest … by words only" misled
             result.meaning_percent = meaning_percent(*self.meaning())
             if not during_reindex:  # a reindex's notice says it already; who embeds the rest, as `status` says it
                 self._say(result, MEANING, meaning_text(result.meaning_percent, mode, self._writer()))
+        if pending:
             self.wanted.add(h.path for h in result.hits)  # the meaning pass takes these files first
         return result
 

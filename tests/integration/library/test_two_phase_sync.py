@@ -70,8 +70,10 @@ def test_words_first_then_meaning_newest_first(make_config, tiny_encoder, tmp_pa
         assert enc.calls == [] and rep.chunks_embedded == 0  # no model forward in phase 1
         assert rep.added == 12 and rep.chunks_pending == rep.chunks_added == 12
         for i in range(12):  # every file findable by its words
-            hits = lib.search(f"{WORDS[i % len(WORDS)]}{i}", mode="lexical").hits
-            assert [os.path.basename(h.path) for h in hits] == [f"f{i:02d}.txt"]
+            res = lib.search(f"{WORDS[i % len(WORDS)]}{i}", mode="lexical")
+            assert [os.path.basename(h.path) for h in res.hits] == [f"f{i:02d}.txt"]
+            # words find every passage: no "the rest are found by their words only until embedded" (a newcomer)
+            assert res.meaning_notice is None and "meaning_percent" not in res.to_json()
         st = lib.status()
         assert (st.embedded, st.chunks, st.vectors) == (0, 12, 0) and st.consistent
         assert st.to_json()["meaning"] == {"embedded": 0, "total": 12, "percent": 0,  # no sync measured a rate yet
