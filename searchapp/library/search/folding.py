@@ -48,6 +48,7 @@ class Folded:
     common_key: dict[int, str] = field(default_factory=dict)  # file id -> the repeated text its row stands for
     phrase: dict[str, str] = field(default_factory=dict)  # that text (its key) -> its words, to count its files
     sha_of: dict[int, str] = field(default_factory=dict)  # file id -> sha256, of files with a copy among the candidates
+    row_of: dict[int, int] = field(default_factory=dict)  # file id -> the copy whose row it shares (Copies.row_of)
 
     def keep(self, ranked: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
         return [(c, s) for c, s in ranked if c not in self.dropped]
@@ -95,7 +96,7 @@ def fold_candidates(store: Store, query: str, passage_order: Sequence[int], file
     out = Folded()
     # the copy indexed first keeps the row (module doc): copies tie on their shared passages
     copies = fold_copies(store, sorted({file_of[c] for c in passage_order}), path_of)
-    out.sha_of = copies.sha_of
+    out.sha_of, out.row_of = copies.sha_of, copies.row_of
     out.dropped = {c for c in passage_order if copies.row_of.get(file_of[c], file_of[c]) != file_of[c]}
     # A container's listing where a member of it answers the query (listings.py): a member folded away above as a
     # copy of another file counts, its content has that copy's row.

@@ -430,6 +430,7 @@ def _rows_by_file(req: SearchRequest, text: str, store: Store, cand: Candidates,
                                  {r.file_id: r.path for r in scored.rows.values()})
         passage_order = [c for c in passage_order if c not in folded.dropped]
         file_dense, file_lexical = folded.keep(file_dense), folded.keep(file_lexical)
+        _copies_tie(scored, folded.row_of, file_of)
     groups = group_by_file(passage_order, file_of, file_dense, file_lexical,
                            meaning, {c: s.lexical for c, s in scores.items()})
     dense_files, lexical_files = file_ranking(file_dense, file_of), file_ranking(file_lexical, file_of)
@@ -439,6 +440,23 @@ def _rows_by_file(req: SearchRequest, text: str, store: Store, cand: Candidates,
                        {f: g.dense for f, g in groups.items()}, {f: g.lexical for f, g in groups.items()},
                        list(groups), rare, weight, exact)
     return _file_rows(req, groups, file_fused, scored.hit, top_words, no_meaning, weight), folded
+
+
+def _copies_tie(scored: _Scored, row_of: Mapping[int, int], file_of: Mapping[int, int]) -> None:
+    """A copy's passage and the same passage of the copy whose row it shares tie in each stage (same text, same
+    score): which the index listed first is no ranking. The row's passage takes the better rank of the two, so
+    the top row does not say "bm25 24.93 #2" above no #1 (a newcomer: the #1 was its folded copy's)."""
+    kept = {(f, scored.rows[c].text): c for c in scored.seen if (f := file_of.get(c)) is not None and row_of.get(f) == f}
+    for cid in scored.seen:
+        fid = file_of.get(cid)
+        keeper = row_of.get(fid) if fid is not None else None
+        shown = kept.get((keeper, scored.rows[cid].text)) if keeper not in (None, fid) else None
+        if shown is None:
+            continue
+        for ranks, stage in ((scored.dense_rank, "dense"), (scored.lexical_rank, "lexical")):
+            tie = getattr(scored.scores[cid], stage) == getattr(scored.scores[shown], stage)
+            if tie and cid in ranks and shown in ranks and ranks[cid] < ranks[shown]:
+                ranks[cid], ranks[shown] = ranks[shown], ranks[cid]
 
 
 def _file_rows(req: SearchRequest, groups: dict[int, FileGroup], file_fused: list[tuple[int, float]],
