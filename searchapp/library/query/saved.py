@@ -20,6 +20,7 @@ the one indexed first, so the known file keeps it).
 from __future__ import annotations
 
 import builtins
+import difflib
 import os
 import logging
 import time
@@ -204,8 +205,16 @@ class SavedSearches(Generic[_Answer]):
             with db:
                 row = db.saved_one(name)
         if row is None:
-            raise ConfigError(f"no saved search named {name!r} (`searchapp saved list` shows them)")
+            raise self._unknown(name)
         return row
+
+    def _unknown(self, name: str) -> ConfigError:
+        """No saved search is named `name`: the error names the nearest one, a name differing only in case first
+        (names are matched exactly: a newcomer's `saved run invoices` of "Invoices" was told only there is none)."""
+        names = [s.name for s in self.list()]
+        near = [n for n in names if n.casefold() == name.casefold()] or difflib.get_close_matches(name, names, n=1)
+        return ConfigError(f"no saved search named {name!r}" + (f", did you mean {near[0]!r}?" if near else "")
+                           + " (`searchapp saved list` shows them)")
 
     def add(self, name: str, query: str, *, mode: Optional[str] = None, k: Optional[int] = None,
             literal: bool = False, replace: bool = False) -> _Answer:
@@ -236,7 +245,7 @@ class SavedSearches(Generic[_Answer]):
             with db:
                 removed = db.remove_saved(name)
         if not removed:
-            raise ConfigError(f"no saved search named {name!r} (`searchapp saved list` shows them)")
+            raise self._unknown(name)
 
     def _search(self, saved: SavedSearch, **options: Unpack[SearchOptions]) -> _Answer:
         return self.library.search(saved.query, k=saved.k, mode=saved.mode, group="file", literal=saved.literal,

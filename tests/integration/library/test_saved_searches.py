@@ -163,7 +163,10 @@ def test_saved_search_errors_are_one_line(capsys, lib_dir):
     assert cli(capsys, lib_dir, "saved", "add", "v", "sourdough", "--replace", "--mode", "lexical")[0] == 0
     assert saved_json(capsys, lib_dir)["v"]["query"] == "sourdough"
     code, _, err = cli(capsys, lib_dir, "saved", "run", "nope")
-    assert code == 2 and "no saved search named 'nope'" in err
+    assert code == 2 and "no saved search named 'nope' (" in err
+    for action in ("run", "remove"):  # a name typed in another case, or mistyped, names the saved one
+        code, _, err = cli(capsys, lib_dir, "saved", action, "V")
+        assert code == 2 and "no saved search named 'V', did you mean 'v'?" in err, err
     code, _, err = cli(capsys, lib_dir, "saved", "add", "  ", "volcano")
     assert code == 2 and "needs a name" in err
     code, _, err = cli(capsys, lib_dir, "saved", "add", "x", "?!")
