@@ -120,15 +120,19 @@ def cmd_saved_add(args: argparse.Namespace, config: Config, progress: TerminalPr
 
 def cmd_saved_run(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     from ...library.query.help import marked_text
-    from ...library.search.result import PLACE
+    from ...library.search.result import LISTING, PLACE, UNSEARCHABLE
     from ..search_output import print_hits, result_json
+    from .search import searched_today
 
+    # the missing reranker's note comes with the day's first search, as `search` says it: it came with every run
+    told = not args.json and searched_today(config)
     with _library(config, create=False) as lib:
         saved = _saved(lib)
         item = saved.get(args.name)
         res = saved.run(args.name)
+    said = res.said(UNSEARCHABLE, LISTING) if told else res.notice
     # an in: no folder of the library is at: a saved search naming a folder that moved finds nothing (decision 0157)
-    for notice in (*res.warnings, res.notice, res.said(PLACE), res.reindex_notice):
+    for notice in (*res.warnings, said, res.said(PLACE), res.reindex_notice):
         if notice:
             print(f"searchapp: note: {printable(notice)}", file=sys.stderr)
     if args.json:

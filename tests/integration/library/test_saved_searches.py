@@ -137,6 +137,15 @@ def test_new_hits_counted_after_files_arrive_and_reset_when_opened(capsys, lib_d
     assert saved_json(capsys, lib_dir)["Volcanoes"]["new_hits"] == 0
 
 
+def test_saved_run_says_no_reranker_runs_as_search_does(capsys, lib_dir):
+    # `search` says it with the day's first search only; `saved run` said it at every run
+    assert cli(capsys, lib_dir, "saved", "add", "v", "volcano")[0] == 0
+    assert "reranking is disabled" in cli(capsys, lib_dir, "saved", "run", "v")[2]  # no search yet today
+    assert cli(capsys, lib_dir, "search", "volcano")[0] == 0
+    code, out, err = cli(capsys, lib_dir, "saved", "run", "v")
+    assert code == 0 and "volcano.txt" in out and "reranking is disabled" not in err, err
+
+
 def test_refresh_searches_again_only_after_the_library_changed(lib_dir, tiny_encoder, monkeypatch):
     from searchapp.base.config import load_config
     from searchapp.library import Library
