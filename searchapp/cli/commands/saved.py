@@ -132,7 +132,8 @@ def cmd_saved_run(args: argparse.Namespace, config: Config, progress: TerminalPr
         res = saved.run(args.name)
     said = res.said(UNSEARCHABLE, LISTING) if told else res.notice
     # an in: no folder of the library is at: a saved search naming a folder that moved finds nothing (decision 0157)
-    for notice in (*res.warnings, said, res.said(PLACE), res.reindex_notice):
+    # and while meaning is being added, how far it is, as `search` says it (a saved search's rows lacked it)
+    for notice in (*res.warnings, said, res.said(PLACE), res.reindex_notice, res.meaning_notice):
         if notice:
             print(f"searchapp: note: {printable(notice)}", file=sys.stderr)
     if args.json:

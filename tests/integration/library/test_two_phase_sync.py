@@ -176,6 +176,10 @@ def test_cli_words_only_then_index_and_status_json(tmp_path, tiny_bi_encoder_dir
     assert main(["--data-dir", data, "search", "weather", "--json"]) == 0
     out = capsys.readouterr()
     assert json.loads(out.out)["meaning_percent"] == 0 and "meaning: 0% of passages" in out.err
+    assert main(["--data-dir", data, "saved", "add", "w", "weather"]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", data, "saved", "run", "w"]) == 0  # a saved search says it as a search does
+    assert "meaning: 0% of passages" in capsys.readouterr().err
     assert main(["--data-dir", data, "index"]) == 0
     capsys.readouterr()
     assert main(["--data-dir", data, "status", "--json"]) == 0
