@@ -229,7 +229,8 @@ class SavedSearches(Generic[_Answer]):
         k = s.k if k is None else check_setting("search.k", k)
         with self._writable_db() as db:
             if not replace and db.saved_one(name) is not None:
-                raise ConfigError(f"a saved search named {name!r} exists (remove it first, or replace it)")
+                raise ConfigError(f"a saved search named {name!r} exists (`searchapp saved add "
+                                  "--replace` replaces it; `searchapp saved remove` forgets it)")
             db.save(name, query, mode, k, literal, time.time(), replace)
         return self.run(name)
 

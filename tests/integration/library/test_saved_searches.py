@@ -168,7 +168,7 @@ def test_refresh_searches_again_only_after_the_library_changed(lib_dir, tiny_enc
 def test_saved_search_errors_are_one_line(capsys, lib_dir):
     assert cli(capsys, lib_dir, "saved", "add", "v", "volcano", "--mode", "lexical")[0] == 0
     code, _, err = cli(capsys, lib_dir, "saved", "add", "v", "other", "--mode", "lexical")
-    assert code == 2 and "a saved search named 'v' exists" in err
+    assert code == 2 and "a saved search named 'v' exists (`searchapp saved add --replace` replaces it" in err, err
     assert cli(capsys, lib_dir, "saved", "add", "v", "sourdough", "--replace", "--mode", "lexical")[0] == 0
     assert saved_json(capsys, lib_dir)["v"]["query"] == "sourdough"
     code, _, err = cli(capsys, lib_dir, "saved", "run", "nope")
