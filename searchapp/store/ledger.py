@@ -49,10 +49,13 @@ _STATE_SQL = """CASE
     ELSE status END"""
 
 
-def state_counts(store: Store) -> dict[str, int]:
-    """State -> number of entries (files and members), every state listed (0 when none)."""
+def state_counts(store: Store, owner: Optional[str] = None) -> dict[str, int]:
+    """State -> number of entries (files and members), every state listed (0 when none); `owner`: as
+    files_in_state's."""
     counts = dict.fromkeys(STATES, 0)
-    for state, n in store.conn.execute(f"SELECT {_STATE_SQL} AS s, count(*) FROM files GROUP BY s"):  # noqa: S608 (constants: the state CASE, the columns)
+    where, params = (" WHERE machine = ?", [owner]) if owner is not None else ("", [])
+    for state, n in store.conn.execute(f"SELECT {_STATE_SQL} AS s, count(*) FROM files{where} GROUP BY s",  # noqa: S608 (constants: the state CASE, the columns)
+                                       params):
         counts[state] = counts.get(state, 0) + int(n)
     return counts
 

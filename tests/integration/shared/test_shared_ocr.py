@@ -69,3 +69,6 @@ def test_a_machines_scans_are_read_by_ocr_and_anothers_wait(tmp_path, make_confi
         # A sync again reads nothing anew: the scan is indexed, and desk-b's is not desk-a's to read.
         desk_a.sync()
         assert calls == ["page"] and _states(desk_a)["ferry.png"] == "ocr_pending"
+        # desk-b's scan is desk-b's sync's to read: desk-a's status says no scan of its own waits
+        notes = desk_a.status().notes
+        assert not [n for n in notes if "OCR" in n], notes
