@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from typing import Optional
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from .errors import ConfigError
 
@@ -40,11 +40,15 @@ def checked_address(value: str) -> str:
 def shown(value: str) -> str:
     """The address as printed: user, host, port and database; never a query string's options."""
     parts = urlsplit(value)
-    host = parts.hostname or "local socket"
+    # A service's name is no secret and says where host and database are (~/.pg_service.conf): "local socket"
+    # was all a service address showed, in status and in the error of a service mistyped.
+    service = parse_qs(parts.query).get("service", [""])[0]
+    host = parts.hostname or ("" if service else "local socket")
     if ":" in host:  # an IPv6 address: bracketed, so its port stays told apart
         host = f"[{host}]"
     user = f"{parts.username}@" if parts.username else ""
-    return f"postgresql://{user}{host}{_port(parts.netloc)}{parts.path or ''}"
+    return (f"postgresql://{user}{host}{_port(parts.netloc)}{parts.path or ''}"
+            + (f"?service={service}" if service else ""))
 
 
 def _port(netloc: str) -> str:

@@ -47,6 +47,14 @@ def test_shown_names_no_options():
     assert shown("postgresql://bob@db.example:5433/team?sslmode=verify-full") == "postgresql://bob@db.example:5433/team"
 
 
+def test_shown_names_a_service_not_a_socket():
+    """The docs' service address: its host and database are in the service file; status and errors said
+    "postgresql://local socket/", the one thing it is not, and dropped the name to look up."""
+    assert shown("postgresql:///?service=team") == "postgresql:///?service=team"
+    assert shown("postgresql://bob@/?service=team&sslmode=require") == "postgresql://bob@/?service=team"
+    assert shown("postgresql://bob@/lib?host=/run/sock") == "postgresql://bob@local socket/lib"
+
+
 def test_shown_keeps_a_port_out_of_range_or_not_a_number():
     """The error that follows (libpq's) is about the port: the address it names keeps it."""
     assert shown("postgresql://team@127.0.0.1:99999/searchapp") == "postgresql://team@127.0.0.1:99999/searchapp"
