@@ -264,7 +264,8 @@ class SharedLibrary:
         roots, notes = places_to_add(self._as_store, paths, new_as_typed=True)
         for root in roots:
             if not also and self.store.root_by_path(root) is None:
-                why = shared_paths.same_folder(self.store, self.paths, root, int(self.config.scan.max_file_mb * 2**20))
+                why = shared_paths.same_folder(self.store, self.paths, root, int(self.config.scan.max_file_mb * 2**20),
+                                                self.config.scan.skip_dirs)
                 if why is not None:
                     raise HeldElsewhere(why, root, one_file=os.path.isfile(root))
             inside = [r.path for r in self.store.roots()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, cast
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Optional, cast
 
 from ..base.member_paths import container_of, display_path, key_of, split_member
 from ..base.path_map import PathMap
@@ -156,7 +156,8 @@ SAME_SAMPLE = 20  # files of another machine's folder compared with the ones her
 SAMPLE_MAX_BYTES = 8 * 2**20  # each read whole for its hash: 160 MB at most, not 20 files of scan.max_file_mb
 
 
-def same_folder(store: PgStore, paths: PathMap, root: str, max_bytes: int) -> Optional[str]:
+def same_folder(store: PgStore, paths: PathMap, root: str, max_bytes: int, skip_dirs: Collection[str] = ()
+                ) -> Optional[str]:
     """Why this machine should not add `root` (HeldElsewhere says it): another machine indexes it already, the very files (its folder
     mounted here by the path map, or at the same path with the same bytes in most of up to SAME_SAMPLE of its
     files); None where no other machine's folder covers it or the files differ (each desktop's own ~/Documents,
@@ -174,6 +175,10 @@ def same_folder(store: PgStore, paths: PathMap, root: str, max_bytes: int) -> Op
                         f"too; it is searchable here as {machine}'s")
             seen = f": {alike} of the {len(sample)} of its files looked at are the very files here" if sample else ""
             return f"{machine} indexes {here}{how} already{seen}; they are searchable here as {machine}'s"
+    if os.path.isdir(root):  # the same share at another path, no map entry saying so (decision 0206)
+        from .shared_mounts import mounted_elsewhere
+
+        return mounted_elsewhere(store, root, min(max_bytes, SAMPLE_MAX_BYTES), skip_dirs)
     return None
 
 

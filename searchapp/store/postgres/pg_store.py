@@ -530,6 +530,13 @@ class PgStore(PgLexical, PgScope):
             "AND (path = %s OR starts_with(path, %s)) AND strpos(substr(path, 2), %s) = 0 AND size <= %s "
             "ORDER BY md5(path) LIMIT %s", (root_id, path, below, MEMBER_SEP, int(max_bytes), int(n)))]
 
+    def others_with_content(self, hashes: Sequence[str]) -> list[tuple[str, str, str]]:
+        """(machine, path, sha256) of the other machines' indexed files on disk (no members) with these contents:
+        what tells whether a folder here is another machine's mounted at another path (shared_mounts.py)."""
+        return [(str(m), str(p), str(sha)) for m, p, sha in self.rows(
+            "SELECT machine, path, sha256 FROM files WHERE machine != %s AND status = 'indexed' "
+            "AND sha256 = ANY(%s) AND strpos(substr(path, 2), %s) = 0", (self.machine, list(hashes), MEMBER_SEP))]
+
     def file_by_path(self, path: str) -> Optional[FileRow]:
         got = self._files("machine = %s AND path = %s", (self.machine, path))
         return got[0] if got else None

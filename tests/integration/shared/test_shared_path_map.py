@@ -302,6 +302,11 @@ def test_a_folder_another_machine_indexes_already_is_refused_before_it_is_read(d
     code, _, err = run("desk-b", "index", "--words-only", "--also", str(mount_b / "docs"))
     assert code == 0 and (f"desk-a indexes {mount_b / 'docs'} (its {share_a / 'docs'}) already: those files are "
                           "now in the library twice") in err, err
+    copy = tmp_path / "c-mount" / "docs"  # desk-a's docs at another path and no map entry: its share mounted elsewhere
+    shutil.copytree(share_a / "docs", copy)
+    code, _, err = run("desk-b", "index", "--words-only", str(copy))
+    assert code == 2 and f"desk-a indexes these files already, as {share_a / 'docs'} (this folder mounted " \
+        "elsewhere?)" in err and f'"desk-a:{share_a / "docs"}={copy}" to library.path_map' in err, err
     share2 = share_a.parent / "share2"
     code, _, err = run("desk-b", "index", "--words-only", str(share2))  # the very same path, the same bytes
     assert code == 2 and f"desk-a indexes {share2} already: " in err and "of its files looked at are the very " \
