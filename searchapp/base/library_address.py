@@ -25,15 +25,18 @@ def is_shared(value: Optional[str]) -> bool:
     return bool(value) and str(value).lower().startswith(_SCHEMES)
 
 
-def checked_address(value: str) -> str:
-    """`value` when it is an address libpq can take without a password in it; else ConfigError (exit 2)."""
+def checked_address(value: str, source: str = "") -> str:
+    """`value` when it is an address libpq can take without a password in it; else ConfigError (exit 2), which
+    names `source` (where the value came from: `--library`, `$SEARCHAPP_LIBRARY`, `library.address`), as
+    library_address's line of a value that is no address does: the person must take the password out there."""
+    where = f"{source}: " if source else ""
     try:
         parts = urlsplit(value)
     except ValueError as exc:
-        raise ConfigError(f"the shared library address is not a postgresql:// URL: {exc}") from None
+        raise ConfigError(f"{where}the shared library address is not a postgresql:// URL: {exc}") from None
     if parts.password is not None or "password=" in (parts.query or "").lower():
-        raise ConfigError("the shared library address holds a password: put it in ~/.pgpass, a service file or "
-                          "PGPASSWORD instead (searchapp never stores one)")
+        raise ConfigError(f"{where}the shared library address holds a password: put it in ~/.pgpass, a service file "
+                          "or PGPASSWORD instead (searchapp never stores one)")
     return value
 
 
@@ -72,7 +75,7 @@ def library_address(flag: Optional[str], configured: Optional[str] = None) -> Op
             if not is_shared(value):
                 raise ConfigError(f"{source} takes a postgresql:// address, got {masked(value)!r} (a data dir is "
                                   "--data-dir)")
-            return checked_address(value)
+            return checked_address(value, source)
     return None
 
 

@@ -183,7 +183,7 @@ class Config:
 
             if not is_shared(self.library.address):
                 raise ConfigError(f"library.address: {masked(self.library.address)!r} is not a postgresql:// address")
-            checked_address(self.library.address)
+            checked_address(self.library.address, "library.address")
         if self.library.path_map:  # a malformed entry is one line here, before any library opens
             from ..path_map import parse_path_map
 

@@ -136,7 +136,7 @@ def test_a_password_in_the_config_is_refused(tmp_path, capsys):
     (data / "config.toml").write_text('[library]\naddress = "postgresql://bob:hunter2@db/lib"\n', encoding="utf-8")
     code = main(["--data-dir", str(data), "status"])
     err = capsys.readouterr().err
-    assert code == 2 and "holds a password" in err and "hunter2" not in err
+    assert code == 2 and "library.address: the shared library address holds a password" in err and "hunter2" not in err
 
 
 def test_a_role_that_may_not_write_searches_and_records_nothing(cli, pg_server, pg_address):

@@ -23,6 +23,14 @@ def test_a_password_in_the_address_is_refused(address):
     assert "hunter2" not in str(err.value)
 
 
+def test_a_password_in_the_address_says_where_it_is_written(monkeypatch):
+    """A newcomer told "the shared library address holds a password" did not know which of --library, the
+    environment and config.toml to take it out of."""
+    monkeypatch.setenv("SEARCHAPP_LIBRARY", "postgresql://bob:hunter2@db/lib")
+    with pytest.raises(ConfigError, match=r"^\$SEARCHAPP_LIBRARY: the shared library address holds a password"):
+        library_address(None)
+
+
 def test_the_address_comes_from_the_flag_then_the_environment(monkeypatch):
     monkeypatch.setenv("SEARCHAPP_LIBRARY", "postgresql://env-host/lib")
     assert library_address("postgresql://flag-host/lib") == "postgresql://flag-host/lib"
