@@ -41,7 +41,10 @@ class ScorePlot(QWidget):
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self.setObjectName("scorePlot")
-        self.setMinimumSize(160, 160)  # not 220: those 60 px let the score table beside it fit at 1280x800
+        # not 220 wide: those 60 px let the score table beside it fit at 1280x800. 100 high, not 160: under a "Why"
+        # of five lines the inspector has ~127 px left at 1280x800, and a taller minimum cut off the axis and its
+        # labels ("final score", the range) below the window's edge
+        self.setMinimumSize(160, 100)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.points: list[PlotPoint] = []
         self.bins: list[int] = []

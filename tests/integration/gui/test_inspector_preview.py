@@ -85,6 +85,16 @@ def test_the_preview_beside_the_inspector_keeps_its_path_on_one_line_and_its_pas
     more.click()  # Less: the table again
     QApplication.processEvents()
     assert not full.isVisible() and inspector.table.isVisible()
+    # the plot and the table whole: the plot's minimum height (160) was more than the room under a long "Why" (this
+    # one a newcomer's, five lines), and its x axis and labels were cut off at 1280x800
+    win.inspector.summary.setText(
+        "Why #1 Q3 board report - harbour terminal - final approved version for the auditors.txt: meaning (cosine) "
+        "0.580, #1 by meaning; words (BM25) 20.32, #2 by words; match 0.664 (meaning and words fused) → #1; holds a "
+        "query word the model does not know and few passages hold: scored with at least the meaning its words earn")
+    QApplication.processEvents()
+    for part in (win.inspector.plot, win.inspector.table):
+        assert part.visibleRegion().boundingRect().height() >= part.height(), (type(part).__name__, part.height(),
+                                                                                part.visibleRegion().boundingRect())
 
 
 def test_a_long_name_in_the_preview_title_keeps_its_start_and_its_extension(qtbot, tmp_path):
