@@ -426,7 +426,10 @@ class SearchController(QObject):
             # nothing on the line: it kept the last search's "No results" over the new rows), what this search is now
             self.run_search(quiet=not ((changes.meaning and by_words) or changes.elsewhere), again=True)
         elif changes.index and self.similar is not None:
+            # quiet as a query's rows are: "10 results in 17 ms" took the line from the Re-sync's summary that
+            # caused it ("1 folder(s) missing" said and gone at once)
             self.submit("similar", self.similar[2], self.similar[3], again=True)
+            self._sent(quiet=not changes.elsewhere)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         # Down in the query field moves into the results, like a browser's address bar.
