@@ -240,7 +240,7 @@ class ProgressView(QWidget):
     def show_outcome(self, text: str) -> None:
         """The strip stays with `text` (what a cancelled job kept) until OK or the next job; cut at its end, what
         was kept and left out first (cut in its middle, "53 not indexed (46 of them waiting for OCR)" lost its
-        count: "53 n…dexed says why"); whole on hover and in the status line."""
+        count: "53 n…dexed says why"); whole on hover. The one place it is said (write_jobs.py: _on_cancelled)."""
         self.label.set_full_text(text, Qt.TextElideMode.ElideRight)
         self.bar.hide()
         self.cancel_button.hide()

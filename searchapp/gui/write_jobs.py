@@ -94,6 +94,8 @@ class WriteJobs(QObject):
         self.tools, self.session, self.progress = tools, session, progress
         self.pending = Changes()  # what the writes ended since the queue was last empty changed
         self.outcome = ""  # what a cancelled write kept, said in the strip once the queue is empty
+        self.summary_line = ""  # the last sync's summary, as sync_done said it in the status line
+        self.own: set[int] = set()  # ids of the window's own writes (folder_watch.py), not asked for by the person
         self.poll = QTimer(self, interval=POLL_MS)
         self.poll.timeout.connect(self._poll_progress)
         progress.cancel_button.clicked.connect(self.cancel)
@@ -132,6 +134,8 @@ class WriteJobs(QObject):
                             on_done=lambda: self._done(job.id, changes))
         self.targets[job.id] = target or title
         self.scopes[job.id] = scope
+        if own:
+            self.own.add(job.id)
         if stopped:
             self.stopped[job.id] = stopped
         if ended is not None:
@@ -267,7 +271,8 @@ class WriteJobs(QObject):
         """What a sync did, in the status line; `lead`: what started it, when not the person (folder_watch.py).
         Until the next thing said (a search, the next sync's summary), never on a timer: a sync takes minutes and a
         person who looked away missed a summary gone after 15 s."""
-        self.tools.say(self.summary(rep, lead), 0)
+        self.summary_line = self.summary(rep, lead)
+        self.tools.say(self.summary_line, 0)
 
     @staticmethod
     def summary(rep: SyncReport, lead: str = "") -> str:
@@ -299,6 +304,12 @@ class WriteJobs(QObject):
     def _started(self) -> None:
         self._adds_changed()
         job = self.active_write()
+        if job is not None and job.id not in self.own and self.summary_line and self.tools.line() == self.summary_line:
+            # The last sync's summary stood under the next one's strip ("25 files scanned: 23 added…" beside
+            # "Embedding 288 of 3,000 passages": read as this sync's): it goes when the person's next write starts,
+            # and the library's counts behind it show again. Not for the window's own update, which may find nothing
+            # and say nothing: the summary would be gone for no news.
+            self.tools.say("", 0)
         if job is not None and self.scopes.get(job.id, ()) != ():  # () : a remove, an undo, no folder read
             self.syncStarted.emit()
         self.progress.start(job.name if job else "Working")
@@ -322,6 +333,7 @@ class WriteJobs(QObject):
             self._adds_changed()
         self.targets.pop(job_id, None)
         self.scopes.pop(job_id, None)
+        self.own.discard(job_id)
         self.stopped.pop(job_id, None)
         ended = self.ended.pop(job_id, None)
         if ended is not None:
@@ -384,4 +396,8 @@ class WriteJobs(QObject):
             self._holding_for = None  # it did stop: the hold stands until the person's next write
         self.outcome = self.stopped.get(job.id) or cancel_summary(getattr(job.value, "report", None))
         self.outcome += self.hold_note() if self.on_hold else ""
-        self.tools.say(self.outcome, 15000)
+        # Said once: the strip keeps it until OK (whole on hover). The same sentence in the status line under it
+        # for 15 s said nothing more (a newcomer read it twice). Only while a queued write takes the strip first
+        # (this job is off the runner's list already) is the status line the one place that says the Cancel worked.
+        if self.tools.runner.busy_writing():
+            self.tools.say(self.outcome, 15000)

@@ -5,6 +5,7 @@ Screenshots go to gui_window.SHOTS for a person to look at."""
 
 from __future__ import annotations
 
+import threading
 
 import pytest
 
@@ -315,3 +316,58 @@ def test_a_message_cut_even_with_the_labels_gone_is_whole_on_hover(qtbot):
     assert labels.device.isHidden() and long in QTextDocumentFragment.fromHtml(bar.toolTip()).toPlainText()
     bar.showMessage("10 results in 61 ms")
     assert bar.toolTip() == "" and not labels.device.isHidden()
+
+
+def test_a_cancel_is_said_once_and_a_summary_goes_when_the_next_write_starts(qtbot, open_window):
+    """After Cancel the strip (until OK) and the status line (15 s) said the same sentence, one above the other: the
+    strip alone says it now, the status line only while a queued write has the strip. And the last sync's summary
+    ("25 files scanned: 23 added…") stood under the next sync's strip as if it were that sync's: it goes when the
+    person's next write starts."""
+    from searchapp.base.errors import Cancelled
+    from searchapp.gui.changes import Changes
+    from searchapp.library.sync.contract import SyncReport
+
+    go = threading.Event()
+
+    def stop(progress, cancel):  # a write under way until the test lets it stop
+        go.wait(WAIT_MS / 1000)
+        raise Cancelled("stopped")
+
+    win = open_window()
+    writes, said = win.writes, win.statusBar().currentMessage
+    writes.sync_done(SyncReport(scanned=25, added=23))
+    assert said().startswith("25 files scanned: 23 added"), said()
+    with qtbot.waitSignal(writes.idle, timeout=WAIT_MS):
+        writes.submit("Re-syncing", stop, Changes(), stopped="Cancelled; nothing lost.")
+        qtbot.waitUntil(lambda: win.progress.label.full_text() == "Re-syncing", timeout=WAIT_MS)
+        assert "25 files scanned" not in said(), said()  # gone when the Re-sync started
+        go.set()
+    assert win.progress.isVisible() and win.progress.label.full_text() == "Cancelled; nothing lost."
+    assert said() != "Cancelled; nothing lost.", said()  # said once, in the strip
+    with qtbot.waitSignal(writes.idle, timeout=WAIT_MS):  # a folder queued behind it takes the strip first
+        writes.submit("Re-syncing", stop, Changes(), stopped="Cancelled again; nothing lost.")
+        writes.submit("Indexing more", lambda progress, cancel: None, Changes())
+    assert said() == "Cancelled again; nothing lost."
+    assert win.progress.label.full_text() == "Cancelled again; nothing lost."
+
+
+def test_similar_files_shown_again_after_a_change_keep_the_line_the_change_said(qtbot, open_window):
+    """A Re-sync under "Similar files" ran them again and "10 results in 17 ms" took the line at once from the
+    Re-sync's summary (its "1 folder(s) missing" never read), where a query's rows run again quietly."""
+    from searchapp.gui.changes import Changes
+
+    win = open_window()
+    done = []
+    win.searchFinished.connect(done.append)
+    win.search.search_box.setText("volcano")
+    win.run_search()
+    qtbot.waitUntil(lambda: bool(done), timeout=WAIT_MS)
+    done.clear()
+    win.discover.show_similar(win.search.results_model.hit(0).path)
+    qtbot.waitUntil(lambda: bool(done), timeout=WAIT_MS)
+    assert win.search.similar is not None and " in " in win.statusBar().currentMessage()  # "1 result in 35 ms"
+    done.clear()
+    win.statusBar().showMessage("2 files scanned: 0 added; 1 folder(s) missing, kept as they were", 0)
+    win.search.on_changes(Changes(files=True))
+    qtbot.waitUntil(lambda: bool(done), timeout=WAIT_MS)
+    assert win.statusBar().currentMessage() == "2 files scanned: 0 added; 1 folder(s) missing, kept as they were"
