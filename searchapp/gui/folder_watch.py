@@ -292,6 +292,7 @@ class FolderWatch(QObject):
             rep, paths = total, paths | summed[2]
         said = self.writes.summary(rep, UPDATED)
         self.tools.say(said, 0)  # until the next thing said, as every sync's summary
+        self.writes.summary_line = said  # and, as theirs, gone when the person's next write starts (WriteJobs)
         self._summed = (said, rep, paths)
 
     # -- the catch-up -----------------------------------------------------------

@@ -318,11 +318,12 @@ def test_a_message_cut_even_with_the_labels_gone_is_whole_on_hover(qtbot):
     assert bar.toolTip() == "" and not labels.device.isHidden()
 
 
-def test_a_cancel_is_said_once_and_a_summary_goes_when_the_next_write_starts(qtbot, open_window):
+@pytest.mark.parametrize("said_by", ["sync", "update"])
+def test_a_cancel_is_said_once_and_a_summary_goes_when_the_next_write_starts(qtbot, open_window, said_by):
     """After Cancel the strip (until OK) and the status line (15 s) said the same sentence, one above the other: the
     strip alone says it now, the status line only while a queued write has the strip. And the last sync's summary
     ("25 files scanned: 23 added…") stood under the next sync's strip as if it were that sync's: it goes when the
-    person's next write starts."""
+    person's next write starts, the window's own update's too ("Changes in your folders indexed — …")."""
     from searchapp.base.errors import Cancelled
     from searchapp.gui.changes import Changes
     from searchapp.library.sync.contract import SyncReport
@@ -335,8 +336,11 @@ def test_a_cancel_is_said_once_and_a_summary_goes_when_the_next_write_starts(qtb
 
     win = open_window()
     writes, said = win.writes, win.statusBar().currentMessage
-    writes.sync_done(SyncReport(scanned=25, added=23))
-    assert said().startswith("25 files scanned: 23 added"), said()
+    if said_by == "sync":
+        writes.sync_done(SyncReport(scanned=25, added=23))
+    else:
+        win.folder_watch._say_summed(SyncReport(scanned=25, added=23), frozenset())
+    assert "25 files scanned: 23 added" in said(), said()
     with qtbot.waitSignal(writes.idle, timeout=WAIT_MS):
         writes.submit("Re-syncing", stop, Changes(), stopped="Cancelled; nothing lost.")
         qtbot.waitUntil(lambda: win.progress.label.full_text() == "Re-syncing", timeout=WAIT_MS)
