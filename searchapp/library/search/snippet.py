@@ -161,6 +161,14 @@ def best_snippet(text: str, query_or_terms: str | list[str], width: int = 240,
                 grown = True
             if not grown:
                 break
+        # A short sentence before a long one ("Introduction." then a paragraph; a Similar file's row, which has no
+        # query word to choose by) showed alone: "Introduction.…" in a 240-character cell. The next sentence's start
+        # fills the room left, cut at a word.
+        room = width - size(start, end)
+        if hi + 1 < len(sents) and room > width // 2:
+            nxt = sents[hi + 1][0]
+            space = text.rfind(" ", nxt, min(sents[hi + 1][1], nxt + room))
+            end = space if space > nxt and size(start, space) <= width else end
     # a contents line's run of leader dots is one " … ": the words, not a window of dots (contents_pages.py)
     shown = collapse_leaders(" ".join(text[start:end].split())).strip()
     if start > 0 and text[:start].strip() and not shown.startswith(ELLIPSIS):

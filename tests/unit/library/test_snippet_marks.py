@@ -43,3 +43,14 @@ def test_the_spans_of_a_text_are_the_same_cut_from_it_or_alone():
 def test_a_query_word_the_tokenizer_splits_marks_itself_not_its_parts():
     """`e_mail` is a phrase to the words index ("e" then "mail"): every lone "mail" was marked (found by a review)."""
     assert marks("Send the e_mail by mail or mailing list.", "e_mail") == ["e_mail"]
+
+
+def test_a_short_sentence_before_a_long_one_is_shown_with_the_start_of_the_next():
+    """A Similar file's row (no query word to choose a sentence by) showed "Note 334.…": its first sentence alone,
+    the long one after it not fitting whole. The room left is filled with the next sentence's start, cut at a word."""
+    from searchapp.library.search.snippet import best_snippet
+
+    text = "Note 334. " + " ".join(f"harbour{i} budget roof" for i in range(60)) + "."
+    shown = best_snippet(text, []).text
+    assert shown.startswith("Note 334. harbour0 budget roof") and shown.endswith("…"), shown
+    assert 150 < len(shown) <= 241 and not shown[:-1].endswith(" "), shown
