@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..base.types import Hit
     from ..library.search.result import SearchResult
 
-__all__ = ["print_hits", "hit_line", "hit_place", "empty_json", "result_json"]
+__all__ = ["print_hits", "hit_line", "hit_place", "weak_mark", "empty_json", "result_json"]
 
 SNIPPET_WIDTH = 240
 
@@ -55,6 +55,12 @@ def hit_place(h: Hit, here: Optional[str] = None) -> str:
     return where + place_mark(theirs, None if available else getattr(h, "unavailable", "") or "file or folder missing")
 
 
+def weak_mark(h: Hit) -> str:
+    """What follows a weak match's place (search/weak.py): the nearest there is, not an answer (search and similar
+    alike)."""
+    return "  [weak match]" if getattr(h, "weak", False) else ""
+
+
 def place_mark(theirs: Optional[str], unavailable: Optional[str]) -> str:
     """What follows a file's place on a shared library: "  [desk-a's]" (another machine indexed it), "  [desk-a's,
     unavailable here: why]", "  [unavailable: why]", or "" (search, similar and duplicates alike)."""
@@ -78,7 +84,7 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
         snip = best_snippet(h.text, res.with_searched(res.query if marks is None else marks), SNIPPET_WIDTH,
                             getattr(h, "focus", None))
         print(f"{h.ranks.final:>2}. {hit_place(h, res.here)}" + ("  [new]" if h.new else "")  # a saved search's
-              + ("  [weak match]" if getattr(h, "weak", False) else ""), file=out)  # search/weak.py
+              + weak_mark(h), file=out)
         scores = _scores(h)
         if getattr(h, "named", False):  # first for its name: no stage scored it (search/named.py)
             print("    named like the query" + ("" if res.words_matched else " (no passage holds its words)"), file=out)

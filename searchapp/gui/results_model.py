@@ -15,7 +15,7 @@ from ..base.types import Hit
 from ..library.search.similar_hit import SimilarHit
 from ..library.search.snippet import best_snippet
 from ..library.search.few_words import MIN_WORDS, too_few_words
-from ..library.search.weak import UNREAD_COSINE, WEAK_COSINE
+from ..library.search.weak import UNREAD_COSINE, WEAK_COSINE, WEAK_SIMILARITY
 from .highlight import highlight_html, snippet, utf16_spans
 from .plain import shown_folder, shown_name, shown_path, tooltip
 
@@ -132,10 +132,15 @@ WEAK_TIP = (f"Weak match: it shares no word with the query and is far from it in
 FEW_WORDS_TIP = (f"Weak match: it shares no word with the query, and its text is too short for its meaning to count "
                  f"(fewer than {MIN_WORDS} words): the nearest there is, not an answer")
 
+SIMILAR_WEAK_TIP = (f"Weak match: little of the file asked about is said here (similarity under {WEAK_SIMILARITY:.2f}): "
+                    f"the nearest there is, not a similar file")
+
 
 def score_tooltip(hit: Hit) -> str:
     if hit.named:
         return NAMED_TIP
+    if hit.weak and isinstance(hit, SimilarHit):  # far in meaning from the file asked about (decision 0207)
+        return SIMILAR_WEAK_TIP + "; " + _score_why(hit)
     if hit.weak:
         return (FEW_WORDS_TIP if too_few_words(hit.text) else WEAK_TIP) + "; " + _score_why(hit)
     return _score_why(hit)

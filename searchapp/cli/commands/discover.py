@@ -70,7 +70,7 @@ def print_similar(args: argparse.Namespace, res: SearchResult, out: Optional[Tex
     process runs for the thin entry point (cli/warm_run.py)."""
     from ...library.search.result import MEMBERS, NEAR, SAME
     from ...library.search.similar import SimilarHit
-    from ..search_output import hit_place
+    from ..search_output import hit_place, weak_mark
 
     if args.json:
         print(json.dumps(res.to_json()), file=out)
@@ -92,7 +92,7 @@ def print_similar(args: argparse.Namespace, res: SearchResult, out: Optional[Tex
     for rank, h in enumerate(res.hits, start=1):
         assert isinstance(h, SimilarHit)  # find_similar makes each hit one (library/search/similar.py)
         # as a search's row: "(page 3)", "(OCR)", whose file it is on a shared library, and unavailable here
-        print(f"{rank:>2}. {hit_place(h, res.here)}", file=out)
+        print(f"{rank:>2}. {hit_place(h, res.here)}{weak_mark(h)}", file=out)  # far in meaning (decision 0207)
         if h.by == "words":  # its score is the words' share, never a meaning similarity (decision 0159)
             named = ", ".join(h.words[:SHARED_SHOWN]) + (", …" if len(h.words) > SHARED_SHOWN else "")
             shares = f" | shares: {printable(named)}" if h.words else ""

@@ -52,6 +52,7 @@ from .near_copies import fold_near_copies, near_copies_of
 from .result import MEMBERS, NEAR, SAME, Notice, SearchResult
 from .similar_hit import SimilarHit
 from .similar_words import add_words_rows
+from .weak import mark_weak_similar
 
 __all__ = ["SimilarHit", "find_similar", "same_text", "near_text", "MAX_SOURCE_PASSAGES"]
 
@@ -268,6 +269,7 @@ def _add_rows(store: Store, result: SearchResult, scored: list[tuple[float, floa
     result.hits = hits[:k]
     for rank, h in enumerate(result.hits, start=1):
         h.ranks = StageRanks(dense=rank, final=rank)
+    mark_weak_similar(result.hits)  # the nearest there are, far in meaning: marked as a search's (decision 0207)
     mark_folded(store, result.hits, file_of, Folded(sha_of=copies.sha_of),
                 scope.filters.where() if scope is not None else None)
 

@@ -20,6 +20,11 @@ tokenizer splits each: a made-up word, a name, a compound of another language), 
 answer either: such rows are weak, and when all are, the note says which words no passage holds. Only marks and a
 note: the order is the ranking's. A word in another language is not called nonsense: a passage near it
 ("Überweisung" and "bitte überweisen", 0.43) stays unmarked, and the note says only what is so.
+
+Similar files (similar.py) always fill their k rows too: `similar` of a note listed unrelated files at similarity
+0.157 unmarked, where a search marks such rows. A similar file under WEAK_SIMILARITY (its file similarity, the mean
+best cosine over the source's passages) is marked weak the same way (`Hit.weak`: `[weak match]`, `"weak": true`,
+greyed in the window); a row found by words has no cosine and is never weak. Decision 0207.
 """
 
 from __future__ import annotations
@@ -30,13 +35,18 @@ from typing import Callable, Optional
 from ...base.types import Hit
 from .few_words import too_few_words
 
-__all__ = ["UNREAD_COSINE", "WEAK_COSINE", "WEAK_NOTICE", "is_weak", "mark_weak", "unread_notice", "unread_words"]
+__all__ = ["UNREAD_COSINE", "WEAK_COSINE", "WEAK_NOTICE", "WEAK_SIMILARITY", "is_weak", "mark_weak", "mark_weak_similar",
+           "unread_notice", "unread_words"]
 
 WEAK_COSINE = 0.25
 RELEVANT = 0.5  # the cross-encoder's probability above which a row is an answer whatever its cosine
 # Measured on a newcomer's library (all-MiniLM-L6-v2): made-up words' nearest rows at 0.25-0.37; a German word no
 # passage holds at 0.43 to the one passage about it.
 UNREAD_COSINE = 0.40
+# A similar file's similarity (all-MiniLM-L6-v2) under which it is weak. Measured on a newcomer's files (decision
+# 0207): unrelated files at 0.12-0.35 (an invoice and lorem ipsum 0.349, a heat pump quote and a script 0.331),
+# related ones from 0.378 (a platypus note and a duck article) up (one text in two formats 0.45-0.86).
+WEAK_SIMILARITY = 0.36
 _WORD = re.compile(r"[^\W_]+")  # as the words index reads a query (rare_words.py)
 WEAK_NOTICE = (f"nothing close: no passage shares a word with the query, and none is near it in meaning (cosine "
                f"under {WEAK_COSINE:.2f}); these are the nearest there are")
@@ -81,3 +91,10 @@ def is_weak(hit: Hit, line: float = WEAK_COSINE) -> bool:
     if s.dense >= line and not too_few_words(hit.text):
         return False
     return s.rerank is None or s.rerank < RELEVANT
+
+
+def mark_weak_similar(hits: list[Hit]) -> None:
+    """Each similar file (similar.py) marked weak when its file similarity is under WEAK_SIMILARITY; one without a
+    cosine (found by words while meaning fills) never is."""
+    for h in hits:
+        h.weak = h.scores.dense is not None and h.scores.dense < WEAK_SIMILARITY

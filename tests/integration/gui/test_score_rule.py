@@ -110,3 +110,23 @@ def test_a_row_lifted_by_a_rare_word_says_why_its_score_is_above_its_cosine():
     assert "a query word the model does not know" in why_text(lifted)
     lifted.rare = False
     assert "does not know" not in why_text(lifted)
+
+
+def test_a_weak_similar_file_is_greyed_and_says_what_weak_means_for_similar_files(qtbot):
+    """`similar` marks a file far in meaning weak (decision 0207): the window greys it as a search's weak row, and
+    its tooltip speaks of the file asked about, not of query words it never had."""
+    from searchapp.gui.results_model import SIMILAR_WEAK_TIP, WEAK_ROW
+    from searchapp.library.search.similar_hit import SimilarHit
+    from searchapp.library.search.weak import mark_weak_similar
+
+    far, near = (SimilarHit(chunk_id=i, path=f"/d/{i}.txt", page=None, start=0, end=4, text="text",
+                            scores=StageScores(dense=s), ranks=StageRanks(dense=i, final=i)) for i, s in ((2, 0.157),
+                                                                                                          (1, 0.72)))
+    mark_weak_similar([near, far])
+    assert far.weak and not near.weak
+    model = ResultsModel()
+    model.set_hits([near, far], [])
+    fg = Qt.ItemDataRole.ForegroundRole
+    file_col = ResultsModel.COLUMNS.index("File")
+    assert model.index(1, file_col).data(fg) == WEAK_ROW and model.index(0, file_col).data(fg) is None
+    assert score_tooltip(far).startswith(SIMILAR_WEAK_TIP) and "query" not in SIMILAR_WEAK_TIP

@@ -30,7 +30,7 @@ def test_similar_ranks_copy_and_rewording_first_and_never_the_source(indexed):
     # its exact copy is the same file, said apart, not the top "similar" hit
     assert "reports/copy.txt" not in paths and res.same_file == [str(docs / "reports" / "copy.txt")]
     assert paths[0] == "drafts/reworded.md"
-    assert 0.7 < res.hits[0].scores.dense < 1.0
+    assert 0.7 < res.hits[0].scores.dense < 1.0 and not res.hits[0].weak and res.hits[0].to_json()["weak"] is False
     assert res.hits[0].scores.dense > res.hits[1].scores.dense  # the same-topic text is less alike
     assert res.hits[0].source_text.startswith("Our sourdough") and res.hits[0].text.startswith("Each morning")
     assert res.query == str(docs / "reports" / "original.txt")
@@ -44,6 +44,8 @@ def test_similar_with_filters_returns_only_matching_files(indexed):
                           filters=SearchFilters.build(folders=[str(docs / "old")]))
     assert res.hits and all(Path(h.path).parent == docs / "old" for h in res.hits)
     assert len(res.hits) == len(discover_corpus.UNRELATED)  # every allowed file, though none is alike
+    # none is alike: each is marked weak, as a search's row far from its query (decision 0207)
+    assert [h.weak for h in res.hits] == [True] * len(res.hits), [h.scores.dense for h in res.hits]
     assert res.filter_stats["allowed_passages"] == len(discover_corpus.UNRELATED)
 
 
@@ -108,6 +110,12 @@ def test_similar_cli_text_output(indexed, capsys):
     assert code == 0
     assert " 1. " in out and "reworded.md" in out and "best passage pair" in out
     assert out.startswith(f"the same file elsewhere: {docs / 'reports' / 'copy.txt'}\n")
+    assert "reworded.md  [weak match]" not in out
+    # the unrelated files of old/ are the nearest there, marked as a search marks its weak rows (decision 0207)
+    main(["--data-dir", str(config.data_dir), "similar", str(docs / "reports" / "original.txt"), "--in",
+          str(docs / "old")])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line[:3].strip().rstrip(".").isdigit()]
+    assert len(rows) == len(discover_corpus.UNRELATED) and all(r.endswith("  [weak match]") for r in rows), rows
 
 
 # -- exact copies: the source's are the same file, the hits' share a row -----------------------------------------
