@@ -92,7 +92,15 @@ class WriterBusy(StoreError):
 
 class ConnectionLost(StoreError):
     """A shared library's server could not be reached, or the connection to it was lost mid-request (a restart, a
-    network cut): asked again in a while, the same request may well be answered (decision 0171)."""
+    network cut): asked again in a while, the same request may well be answered (decision 0171).
+
+    `advice`: what a command that stops on it adds ("(a command: run it again once the server is back)"); `retried`
+    is the line without it, for a caller that asks again itself (`watch`, `search -`): "will retry" beside "run it
+    again" contradicted itself."""
+
+    def __init__(self, said: str, advice: str = "") -> None:
+        super().__init__(said + advice)
+        self.retried = said
 
 
 class IndexCorruptError(StoreError):

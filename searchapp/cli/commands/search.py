@@ -218,7 +218,7 @@ def _line_search(searcher: "Searcher", q: str, n: int, retry: _Retry, out: TextI
             wait = retry.next_wait()
             if wait is None:
                 raise
-            note(f"searchapp: line {n}: {printable(str(exc))}; asking again in {wait:g} s", out, err)
+            note(f"searchapp: line {n}: {printable(exc.retried)}; asking again in {wait:g} s", out, err)
             time.sleep(wait)
             continue
         retry.answered()

@@ -143,7 +143,7 @@ def _ancestors(paths: list[str]) -> set[str]:
 def print_failure(exc: BaseException) -> None:
     """A live update that failed (the watcher's on_error): it keeps its paths and tries again. One stopped by
     Ctrl+C or a `kill` (Cancelled) is not retried: said with how far it got."""
-    from ...base.errors import Cancelled
+    from ...base.errors import Cancelled, ConnectionLost
 
     if isinstance(exc, Cancelled):
         rep = exc.report
@@ -152,7 +152,8 @@ def print_failure(exc: BaseException) -> None:
         print(f"{now()} the live update in progress stopped part way{done}; the next `searchapp watch` or "
               "`searchapp index` reads the rest", flush=True)
         return
-    print(f"searchapp: live update failed (will retry): {printable(exc)}", file=sys.stderr, flush=True)
+    said = exc.retried if isinstance(exc, ConnectionLost) else str(exc)  # not "run it again": it retries itself
+    print(f"searchapp: live update failed (will retry): {printable(said)}", file=sys.stderr, flush=True)
 
 
 def _watch(lib: WatchedLibrary, args: argparse.Namespace, cancel: CancelToken, why_not: Optional[str]) -> None:

@@ -65,6 +65,7 @@ log = logging.getLogger(__name__)
 # file_records.IS_MEMBER in PostgreSQL's words (strpos for instr): a member's key holds MEMBER_SEP, a parameter,
 # after its first character (decision 0163).
 _IS_MEMBER = "strpos(substr(path, 2), %s) > 0"
+RUN_AGAIN = " (a command: run it again once the server is back)"  # a lost connection's advice to one that stops
 _KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
 
 
@@ -200,8 +201,7 @@ class PgStore(PgLexical, PgScope):
                 raise StoreError(f"shared library error ({self.path}): {_first_line(exc)}") from None
             kept = "nothing of the batch in flight was kept, and " if writing else ""
             raise ConnectionLost(f"lost the connection to the shared library {self.path}: {_first_line(exc)}; {kept}"
-                                 "the next request connects again (a command: run it again once the server is back)"
-                                 ) from None
+                                 "the next request connects again", RUN_AGAIN) from None
         except psycopg.Error as exc:
             raise StoreError(f"shared library error ({self.path}): {_first_line(exc)}") from None
 

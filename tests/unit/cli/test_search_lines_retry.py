@@ -21,7 +21,8 @@ class _Server:
         self.asked += 1
         if self.away > 0:
             self.away -= 1
-            raise ConnectionLost("lost the connection to the shared library db: server closed the connection")
+            raise ConnectionLost("lost the connection to the shared library db: server closed the connection",
+                                 " (a command: run it again once the server is back)")
         return f"answer to {q}"
 
 
@@ -37,6 +38,7 @@ def test_a_line_is_asked_again_while_the_server_restarts(slept):
     assert search_cmd._line_search(server, "roof", 7, retry, io.StringIO(), err) == "answer to roof"
     assert slept == list(search_cmd.RETRY_WAITS_S[:2]) and server.asked == 3
     assert err.getvalue().count("searchapp: line 7: lost the connection") == 2 and "asking again in 1 s" in err.getvalue()
+    assert "run it again" not in err.getvalue()  # it asks again itself
     server.away = 1  # a later outage has every wait again: an answered line resets them
     assert search_cmd._line_search(server, "gutter", 8, retry, io.StringIO(), io.StringIO()) == "answer to gutter"
     assert slept[2:] == [search_cmd.RETRY_WAITS_S[0]]

@@ -60,6 +60,20 @@ def test_a_live_update_stopped_by_the_watchs_end_says_how_far_it_got(capsys):
     assert "stopped part way; the next" in capsys.readouterr().out
 
 
+def test_a_lost_server_s_line_says_watch_retries_not_to_run_it_again(capsys):
+    """A shared library's server stopped: watch said "(will retry): …; the next request connects again (a command:
+    run it again once the server is back)", contradicting itself. It retries: no advice to run it again."""
+    from searchapp.base.errors import ConnectionLost
+    from searchapp.cli.commands.watch import print_failure
+    from searchapp.store.postgres.pg_store import RUN_AGAIN
+
+    print_failure(ConnectionLost("lost the connection to the shared library db: server closed the connection "
+                                 "unexpectedly; the next request connects again", RUN_AGAIN))
+    err = capsys.readouterr().err
+    assert err == ("searchapp: live update failed (will retry): lost the connection to the shared library db: server "
+                   "closed the connection unexpectedly; the next request connects again\n"), err
+
+
 def test_a_member_left_out_is_named_as_every_command_names_it(tmp_path, capsys):
     """A newcomer's watch named `archive-copy-2.zip//big/zeros.txt` where every other command shows `›`."""
     zipped = tmp_path / "archive.zip"
