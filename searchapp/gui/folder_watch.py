@@ -361,5 +361,5 @@ def _did_something(rep: SyncReport, notes: bool = True) -> bool:
     change had been missed (a terminal's `index` had taken it first). A file left out is news when this sync left it
     out (`problems`), not when an earlier one did: every sync counts those again among its skipped and failed, and an
     unchanged library said "Found changes … 0 added, 0 updated, 0 removed, 80 not indexed" at every start."""
-    changed = rep.added + rep.updated + rep.removed + len(rep.problems) + len(rep.left_out)
+    changed = rep.added + rep.updated + rep.removed + len(rep.problems) + len(rep.reason_changed) + len(rep.left_out)
     return bool(changed or rep.chunks_embedded or (notes and rep.notes) or rep.missing_roots)

@@ -159,6 +159,11 @@ def print_report(total: SyncReport, as_json: bool) -> None:
         if total.problems or total.no_words:
             print_left_out(newly_not_indexed(total), [(p, "", r) for p, r in total.problems + total.no_words],
                            len(total.problems) + len(total.no_words))
+        if total.reason_changed:  # no file lost: ones not indexed before either, for another reason now
+            print(f"{counted(len(total.reason_changed), 'file')} not indexed before either, now for another reason:",
+                  file=sys.stderr)
+            for line in reason_changed_lines(total, 10):
+                print(line, file=sys.stderr)
         _list_left_out(total.left_out)
         print_stopped_before(total)
         for n in total.notes + [n for n in (total.reread_note(),) if n is not None]:
@@ -182,6 +187,16 @@ def newly_not_indexed(rep: SyncReport) -> str:
     besides = f", besides the {waiting:,} waiting for OCR" if waiting else ""
     return (f"{entry_counts(len(entries), members)} newly not indexed{pictures}{besides} (`searchapp status` "
             "lists every one not indexed):")
+
+
+def reason_changed_lines(rep: SyncReport, shown: int) -> list[str]:
+    """The first `shown` entries not indexed before either and left out another way now, as a person needs them:
+    "  x.pdf: now skipped: encrypted …" (a failed PDF a reader now tells is encrypted), then how many more."""
+    from ...base.member_paths import display_path
+
+    lines = [f"  {printable(display_path(p))}: now {state}: {printable(r)}" for p, state, r in rep.reason_changed[:shown]]
+    more = len(rep.reason_changed) - shown
+    return lines + ([f"  ... and {more} more (`searchapp status` lists them)"] if more > 0 else [])
 
 
 def print_stopped_before(rep: SyncReport) -> None:

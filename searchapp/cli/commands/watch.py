@@ -15,7 +15,7 @@ from ...base.terminal import printable
 from ..open_library import open_local_library as _library
 from ..warm_run import run_command
 from ..writer_wait import wait_turn
-from .index import print_stopped_before
+from .index import print_stopped_before, reason_changed_lines
 
 if TYPE_CHECKING:
     from ...base.progress import Progress
@@ -108,6 +108,8 @@ def print_change(rep: SyncReport, paths: list[str]) -> None:
             print(f"  {printable(display_path(path))}: {printable(reason)}", flush=True)
         if len(rep.problems) > SHOWN_PROBLEMS:
             print(f"  ... and {len(rep.problems) - SHOWN_PROBLEMS} more (`searchapp status` lists them)", flush=True)
+        for line in reason_changed_lines(rep, SHOWN_PROBLEMS):  # not indexed before either: "now skipped: why"
+            print(line, flush=True)
         for path, reason in rep.left_out[:SHOWN_PROBLEMS]:  # a key saved into a watched folder: why it stays out
             print(f"  {printable(display_path(path))}: {printable(reason)}", flush=True)
     print_stopped_before(rep)

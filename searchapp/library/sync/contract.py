@@ -120,6 +120,10 @@ class SyncReport:
     embedded_by: Optional[str] = None
     # (path, reason) newly skipped, or failing, in this sync: a skip already recorded is not listed again
     problems: list[tuple[str, str]] = field(default_factory=list)
+    # (path, state, reason) of entries not indexed before either, left out another way now (a reader now tells a
+    # failed PDF is encrypted: failed, then skipped): said as "now skipped: REASON", not as newly not indexed, which
+    # read as a file lost from the search
+    reason_changed: list[tuple[str, str, str]] = field(default_factory=list)
     # (path, reason) newly left out by a rule (excluded): a secret (decision 0177), a lockfile or a minified bundle
     # (0178); said apart, as the app doing its job, not a problem
     left_out: list[tuple[str, str]] = field(default_factory=list)
@@ -208,6 +212,7 @@ class SyncReport:
             for key, n in theirs.items():
                 mine[key] = mine.get(key, 0) + n
         self.problems += other.problems
+        self.reason_changed += other.reason_changed
         self.left_out += other.left_out
         self.no_words += other.no_words
         self.missing_roots += other.missing_roots

@@ -484,6 +484,9 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
     if not already:  # written below (an empty entry too: an indexed one emptied must lose its passages)
         if status == "excluded":
             rep.left_out.append((path, reason))
+        elif (listed and reason != EMPTY and old is not None and old.status in ("skipped", "failed")
+              and (old.status, old.error) != (status, reason)):  # not indexed before either: no file lost, a new why
+            rep.reason_changed.append((path, status, reason))
         elif reason != EMPTY:  # an empty file is no problem to list: it has nothing to find
             (rep.problems if listed else rep.no_words).append((path, reason))
     elif old is not None and sha in (None, old.sha256) and (reader is None or (old.reader or 0) >= reader):

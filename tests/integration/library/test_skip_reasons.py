@@ -10,6 +10,8 @@ import struct
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from opened_files import files_opened
 from scan_files import OCR_ENGINE, needs_rapidocr, text_image
 
@@ -85,6 +87,27 @@ def _central_entry(raw: bytearray, start: int, name: str) -> int:
 
 def _rows(st) -> dict[str, tuple[str, str]]:
     return {Path(p).name: (s, r) for p, s, r in st.failed}
+
+
+@pytest.mark.engines("sqlite")
+def test_a_file_that_failed_then_is_skipped_says_now_skipped_not_newly_not_indexed(tiny_library, tmp_path, capsys):
+    """A file that failed and is skipped at the next sync (a reader now tells it is encrypted) was listed under
+    "1 file newly not indexed", as if lost from the search: it says "now skipped: REASON", apart."""
+    from searchapp.cli.commands.index import print_report
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    doc = docs / "minutes.docx"
+    doc.write_bytes(b"PK\x03\x04 nothing more")  # cut short: failed
+    first = tiny_library.add_folder(docs)
+    assert first.failed == 1 and [p for p, _ in first.problems] == [str(doc)]
+    doc.write_bytes(ole_file({"EncryptionInfo": b"\x04\x00\x04\x00" + b"\0" * 60, "EncryptedPackage": b"\x13" * 5000}))
+    rep = tiny_library.sync()
+    assert rep.skipped == 1 and rep.problems == [] and rep.reason_changed == [(str(doc), "skipped", ENCRYPTED)]
+    print_report(rep, as_json=False)
+    err = capsys.readouterr().err
+    assert "newly not indexed" not in err, err
+    assert f"1 file not indexed before either, now for another reason:\n  {doc}: now skipped: {ENCRYPTED}\n" in err
 
 
 def test_a_password_protected_office_file_is_encrypted_not_a_corrupt_zip(tiny_library, tmp_path):

@@ -22,6 +22,12 @@ def test_a_live_update_names_a_file_and_says_why_files_were_left_out(tmp_path, c
     assert len(lines) == 1 + SHOWN_PROBLEMS + 1 and lines[-1].startswith("  ... and 2 more")
     print_change(SyncReport(), [str(kept)])  # nothing happened: nothing said
     assert capsys.readouterr().out == ""
+    # failed before, skipped now (a reader now tells it is encrypted): not lost from the search, another reason
+    print_change(SyncReport(skipped=1, reason_changed=[(str(kept), "skipped", "encrypted: password-protected")]),
+                 [str(kept)])
+    assert capsys.readouterr().out.splitlines()[1:] == [f"  {kept}: now skipped: encrypted: password-protected"]
+    print_change(SyncReport(), [str(kept)])
+    assert capsys.readouterr().out == ""
 
 
 def test_a_live_update_counts_files_not_event_paths(tmp_path, capsys):
