@@ -39,7 +39,8 @@ from .boilerplate import COMMON_WEIGHT, MIN_FILES, find_common, phrase_of
 from .grouping import FileGroup
 from .listings import answered_listings
 
-__all__ = ["Copies", "Folded", "copies_of", "fold_candidates", "fold_copies", "mark_folded", "weigh_common", "weigh_reranked"]
+__all__ = ["Copies", "Folded", "copies_of", "fold_candidates", "fold_copies", "mark_folded", "on_disk_elsewhere",
+           "weigh_common", "weigh_reranked"]
 
 
 @dataclass
@@ -88,6 +89,20 @@ def _shown(fids: list[int], path_of: Mapping[int, str], readable: Callable[[str]
     files on disk before members of a container; none can: the first file on disk, else the first member."""
     ordered = sorted(fids, key=lambda f: split_member(path_of[f])[1] is not None)  # stable: the order given kept
     return next((f for f in ordered if readable(path_of[f])), ordered[0])
+
+
+def on_disk_elsewhere(store: Store, path_of: Mapping[int, str], where: Optional[Fragment]) -> set[int]:
+    """Of the rows `path_of` (file id -> path) a member of a container shows, those whose content a file on disk
+    that can be opened holds too, within `where`: that file shows the row (`_shown`'s rule), where a listing by
+    date read only the member (constraints.py). Asked for all the rows at once, nothing when no member shows one."""
+    members = [f for f, p in path_of.items() if split_member(p)[1] is not None]
+    if not members:
+        return set()
+    shas = store.file_sha256s(members)
+    paths = copies_of(store, set(shas.values()), where)
+    readable = Readable(store)
+    return {f for f, sha in shas.items()
+            if any(split_member(p)[1] is None and readable(p) for p in paths.get(sha, []))}
 
 
 def fold_candidates(store: Store, query: str, passage_order: Sequence[int], file_of: Mapping[int, int],

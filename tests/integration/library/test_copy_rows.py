@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from searchapp.base.member_paths import member_key
+from searchapp.base.member_paths import MEMBER_SEP, member_key
 from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.cli.main import main
 
@@ -273,6 +273,16 @@ def test_a_listing_shows_the_file_on_disk_at_its_own_date(tiny_library, tmp_path
     assert hits[1].copies == [member_key(str(docs / "archive.zip"), "notes/heat-pump.md")]
     dates = [h.date_ns for h in hits]
     assert dates == sorted(dates, reverse=True)  # each row at its own date
+    # The file on disk past the files the listing reads first (2 k; 3 k and at least 30 folding near copies: a
+    # newcomer's `type:rtf` showed `test-documents.tgz › testRTF.rtf`, the file on disk listed as its copy): the
+    # row is the file's, at its own date, not the member's
+    from searchapp.library.search.constraints import constraint_scope, list_by_date, parse_for_search
+
+    parsed = parse_for_search("type:md", literal=False)
+    for k, names in ((1, ["taxes.md"]), (2, ["taxes.md", "heat-pump.md"])):
+        rows = list_by_date(tiny_library.store, constraint_scope(tiny_library.store, parsed, None), k, "file",
+                            fold_near=False)
+        assert _names(rows) == names and all(MEMBER_SEP not in h.path for h in rows), [h.path for h in rows]
 
 
 # -- the copies of a row are those in the search's scope ---------------------------------------------------------
