@@ -123,13 +123,13 @@ def _cli(*args: str) -> tuple[int, str, str]:
 
 
 def _said_while(data: Path, yields: bool, *argv: str) -> tuple[str, str]:
-    """What `status` and a lexical search say while a process runs as `argv` writes the library, its lock saying
+    """What `status` and a search (words and meaning) say while a process runs as `argv` writes the library, its lock saying
     it is in its meaning pass (`yields`) or not: (status's output, the search's meaning note)."""
     writer = subprocess.Popen([sys.executable, "-c", EMBEDDER, str(data), "yields" if yields else "words", *argv],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert writer.stdout.readline().strip() == "held"
-        code, out, searched = _cli("--data-dir", str(data), "search", "--direct", "--mode", "lexical",
+        code, out, searched = _cli("--data-dir", str(data), "search", "--direct", "--mode", "hybrid",
                                    "sourdough starter")
         assert code == 0, out + searched
         code, out, err = _cli("--data-dir", str(data), "status")
