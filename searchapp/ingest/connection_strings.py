@@ -84,12 +84,14 @@ def connection_passwords(text: str) -> list[tuple[int, int, str]]:
         if url >= 0 and is_credential(unquote(m.group("password")), _scheme(text, url)):
             found.append((m.start("password"), m.end("password"), _scheme(text, url)))
     # one password found as a URL's parameter and as a pair (`jdbc:sqlserver://db;user=sa;password=…`): once,
-    # named by the URL's scheme
-    named: dict[tuple[int, int], str] = {}
+    # named by the URL's scheme, as far as the longer reading goes: a pair's value runs to ";" where a
+    # parameter's stops at "&" or "#" (`password=ab#cd`), and the part past the shorter one was left shown
+    named: dict[int, tuple[int, str]] = {}
     for start, end, scheme in found:
-        if not scheme.endswith("=") or (start, end) not in named:  # a pair's label ends with "=" ("Password=")
-            named[start, end] = scheme
-    return sorted((start, end, scheme) for (start, end), scheme in named.items())
+        had_end, had = named.get(start, (end, scheme))
+        name = had if scheme.endswith("=") else scheme  # a pair's label ends with "=" ("Password=")
+        named[start] = (max(end, had_end), name)
+    return sorted((start, end, scheme) for start, (end, scheme) in named.items())
 
 
 def may_hold_one(text: str) -> bool:
@@ -161,7 +163,8 @@ def _masked(text: str, found: list[tuple[int, int, str]]) -> str:
     parts: list[str] = []
     at = 0
     for start, end, _ in found:
-        if start < at:  # (a URL's userinfo and a parameter of the same password: hidden once)
+        start = max(start, at)  # spans that overlap are hidden as one, to the end of the longer
+        if end <= start:
             continue
         parts += [text[at:start], _MASK * (end - start)]
         at = end

@@ -290,6 +290,8 @@ def test_a_credential_in_a_json_file_or_a_shell_script_is_a_secret(tmp_path, nam
     (f"git clone https://daniel:{_HIDDEN}@github.com/daniel/tides.git", ["https"]),
     (f"url=jdbc:mysql://db:3306/shop?user=root&password={_HIDDEN}&ssl=true", ["mysql"]),
     (f"jdbc:sqlserver://db:1433;databaseName=shop;user=sa;password={_HIDDEN};", ["sqlserver"]),
+    # its parameter stops at "&", its pair runs to ";": hidden whole, once (the part after "&" was shown)
+    (f"jdbc:sqlserver://db:1433;user=sa;password={_HIDDEN}&{_HIDDEN};", ["sqlserver"]),
     (f"pip.conf: index-url = https://ferry:p%40ss{_HIDDEN}@pypi.harbour/simple", ["https"]),  # %-escaped
     (f"mysql://root:Xk9@{_HIDDEN}@db.harbour:3306/shop", ["mysql"]),  # an "@" left unescaped: hidden whole
     ("postgres://u:changeme@db/x\n" * 1000 + f"postgres://ferry:{_HIDDEN}@db.harbour/tides", ["postgres"]),
