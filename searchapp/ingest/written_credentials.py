@@ -8,10 +8,11 @@ from a short list whose value reads as a credential (`is_credential`):
   `.npmrc`, `.pypirc`; `.json`, decision 0197, as the JSON reader writes it: `db.password: …`, or as it is:
   `"password": "…",`): a line that is `key = value` or `key: value` and nothing after it but a comment;
 - a shell script (`.sh`, `.bash`, `.zsh`, `.ksh`: decision 0197; `.fish`, PowerShell's `.ps1`, `.psm1`, a
-  Dockerfile: 0197's amendment), a shell's history (`.bash_history`, `.zsh_history`, `fish_history`,
-  `.psql_history`, PowerShell's `ConsoleHost_history.txt`…) and its start-up files (`.bashrc`, `.zshrc`,
-  `.profile`…, also as a dotfiles folder names them, without the dot): `export KEY=value`, fish's `set -x KEY value`, PowerShell's `$env:KEY = "value"`, a
-  Dockerfile's `ENV KEY=value` and `ENV KEY value`, `curl -u user:password`, `mysql -pPASSWORD`, `--password=…`;
+  Dockerfile, also `Dockerfile.prod`: 0197's amendment), a shell's history (`.bash_history`, `.zsh_history`,
+  `fish_history`, `.psql_history`, PowerShell's `ConsoleHost_history.txt`…) and its start-up files (`.bashrc`,
+  `.zshrc`, `.profile`…, also as a dotfiles folder names them, without the dot): `export KEY=value`, fish's
+  `set -x KEY value`, PowerShell's `$env:KEY = "value"`, a Dockerfile's `ENV KEY=value` and `ENV KEY value`,
+  `curl -u user:password`, `mysql -pPASSWORD`, `--password=…`;
 - any text: a `.netrc` line, `machine HOST login USER password VALUE`: its shape is a sentence no one writes.
 A value is a credential when it is written out (no `$VAR`, `${…}`, `{{ … }}`, `%(…)s`, `<…>`, path or address), at
 least 6 characters with a letter and a digit in one part of it (`hunter2`, a random key; not a word, a number, a
@@ -59,6 +60,7 @@ _CONFIG_SUFFIXES = frozenset({".ini", ".cfg", ".conf", ".cnf", ".toml", ".yaml",
 # `$env:KEY = "value"`, `ENV KEY value`)
 _COMMANDS_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".ksh", ".fish", ".ps1", ".psm1", ".dockerfile"})
 _CONFIG_NAMES = frozenset({".env", ".envrc", ".npmrc", ".pypirc", ".netrc", "_netrc"})
+_BUILD_FILES = ("dockerfile.", "containerfile.")
 _COMMANDS_NAMES = frozenset({".history", "consolehost_history.txt",  # PowerShell's PSReadLine file
                              ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile",
                              "bashrc", "bash_profile", "zshrc", "zshenv", "zprofile", "dockerfile", "containerfile"})
@@ -119,7 +121,8 @@ def config_like(path: str) -> str:
     name = os.path.basename(path.rsplit(DISPLAY_SEP, 1)[-1].replace("\\", "/")).lower()  # a member's own name
     if name in _CONFIG_NAMES or name.startswith(".env.") or os.path.splitext(name)[1] in _CONFIG_SUFFIXES:
         return "config"
-    if (name in _COMMANDS_NAMES or name.endswith(("_history", ".history"))
+    # a Dockerfile per stage or place is named after it: `Dockerfile.prod`, `Containerfile.dev`
+    if (name in _COMMANDS_NAMES or name.endswith(("_history", ".history")) or name.startswith(_BUILD_FILES)
             or os.path.splitext(name)[1] in _COMMANDS_SUFFIXES):
         return "commands"
     return ""

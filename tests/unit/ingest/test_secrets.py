@@ -247,6 +247,7 @@ _JWT_IO = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmF
     ("profile.ps1", f'Set-Location ~\n$env:DB_PASSWORD = "{_HIDDEN}"\n', "DB_PASSWORD"),
     ("Dockerfile", f"FROM postgres:16\nENV POSTGRES_PASSWORD={_HIDDEN}\n", "POSTGRES_PASSWORD"),
     ("Dockerfile", f"FROM postgres:16\nENV POSTGRES_PASSWORD {_HIDDEN}\n", "POSTGRES_PASSWORD"),
+    ("Dockerfile.prod", f"FROM postgres:16\nENV POSTGRES_PASSWORD {_HIDDEN}\n", "POSTGRES_PASSWORD"),
     ("docker-compose.yml", f'services:\n  db:\n    environment:\n      - "POSTGRES_PASSWORD={_HIDDEN}"\n',
      "POSTGRES_PASSWORD"),
     # what is none: a package.json, a tsconfig, a script's references, jwt.io's sample under "token" in a fixture
