@@ -29,6 +29,11 @@ def mounted_elsewhere(store: PgStore, root: str, max_bytes: int, skip_dirs: Coll
     are another machine's indexed files, the same bytes at the same places under one of its folders; None
     otherwise (a folder of other files, a few copies among them). `skip_dirs`: scan.skip_dirs, whose files the
     other machine's sync left out as this one's will."""
+    # A library no other machine has a folder in (the first desk adding its folders) has nothing to compare with:
+    # no walk, no file read (up to 160 MB on a network drive) before each of its adds
+    roots = {(m, r.path) for m, r in store.all_roots() if m != store.machine}
+    if not roots:
+        return None
     sample = _sample(root, max_bytes, skip_dirs)
     if len(sample) < 3:
         return None
@@ -44,10 +49,9 @@ def mounted_elsewhere(store: PgStore, root: str, max_bytes: int, skip_dirs: Coll
     (machine, folder), alike = votes.most_common(1)[0]
     if 5 * alike < 4 * len(sample):
         return None
-    roots = {r.path for m, r in store.all_roots() if m == machine}
     # the map's entry names one of that machine's folders (path_map.py): offered only for one
     map_entry = (f"; to open them here, add \"{machine}:{folder}={root}\" to library.path_map in config.toml"
-                 if folder in roots else "")
+                 if (machine, folder) in roots else "")
     return (f"{machine} indexes these files already, as {folder} (this folder mounted elsewhere?): {alike} of the "
             f"{len(sample)} files here looked at are its very files at the same places; they are searchable here "
             f"as {machine}'s{map_entry}")
@@ -63,7 +67,8 @@ def _sample(root: str, max_bytes: int, skip_dirs: Collection[str]) -> list[tuple
         names += [os.path.relpath(os.path.join(folder, f), root) for f in sorted(files) if not f.startswith(".")]
         if len(names) >= WALK_NAMES:
             break
-    names.sort(key=lambda rel: hashlib.md5(rel.encode("utf-8", "surrogateescape"), usedforsecurity=False).digest())  # a spread, not a secret
+    # a spread, not a secret
+    names.sort(key=lambda rel: hashlib.md5(rel.encode("utf-8", "surrogateescape"), usedforsecurity=False).digest())
     out = []
     for rel in names:
         sha = _hashed(os.path.join(root, rel), max_bytes)
