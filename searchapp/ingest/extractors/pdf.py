@@ -113,6 +113,15 @@ def limit_reason(exc: BaseException) -> str:
     return f"{LIMIT} (a PDF bomb?): {exc}"
 
 
+def _of_encryption(exc: BaseException) -> bool:
+    """Whether pypdf's encryption module raised `exc` (a handler, a version, a method it lacks), not its reader of
+    another part of the file: the frame it was raised in is that module's."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_globals.get("__name__") == "pypdf._encryption"
+
+
 def _open(fh: BinaryIO) -> PdfReader:
     from pypdf import PdfReader
     from pypdf.errors import LimitReachedError, PyPdfError
@@ -125,8 +134,10 @@ def _open(fh: BinaryIO) -> PdfReader:
     except PyPdfError as exc:
         raise ExtractionError(f"corrupt PDF: {exc}") from None
     except NotImplementedError as exc:  # was "pdf extraction failed: NotImplementedError: only Standard PDF ..."
-        standard = "Standard PDF encryption handler" not in str(exc)  # its /Filter names another: rights management
-        raise ExtractionError(f"{SCHEME} ({exc})" if standard else RIGHTS_MANAGED) from None
+        if not _of_encryption(exc):  # a stream's filter pypdf lacks is no encryption: pdfium is asked, else failed
+            raise ExtractionError(f"pypdf cannot read it: {exc}") from None
+        rights_managed = "Standard PDF encryption handler" in str(exc)  # its /Filter names another handler
+        raise ExtractionError(RIGHTS_MANAGED if rights_managed else f"{SCHEME} ({exc})") from None
     if reader.is_encrypted:
         try:
             ok: int = reader.decrypt("")  # a PasswordType (an IntEnum), 0 when not decrypted

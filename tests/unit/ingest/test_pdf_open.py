@@ -50,6 +50,19 @@ def test_a_pdf_encrypted_by_a_scheme_no_reader_has_is_skipped_as_encrypted(tmp_p
         extract(aes256_pdf(tmp_path / "managed.pdf", "Secret harbour accounts", handler=handler, version=version))
 
 
+def test_a_feature_pypdf_lacks_outside_encryption_is_no_encryption(tmp_path, monkeypatch):
+    import pypdf
+
+    def unread(*_args: object, **_kwargs: object) -> None:  # as pypdf's filters.py raises it for a stream
+        raise NotImplementedError("Unsupported filter /Made-up")
+
+    monkeypatch.setattr(pypdf, "PdfReader", unread)
+    monkeypatch.setattr(pdf_module, "available", lambda: False)
+    with pytest.raises(ExtractionError, match=r"pypdf cannot read it: Unsupported filter /Made-up") as caught:
+        extract(aes256_pdf(tmp_path / "odd.pdf", "Harbour accounts", locked=False))
+    assert not isinstance(caught.value, UnsupportedFileError) and "encrypted" not in str(caught.value)
+
+
 def test_a_pdf_cut_short_says_it_is_truncated(tmp_path):
     # A download cut short was "corrupt PDF: Stream has ended unexpectedly": the file is fine, the copy is not.
     data = glyph_code_pdf(tmp_path / "whole.pdf", [[("text", "Harbour pilots guide ships. " * 40)]] * 3).read_bytes()
