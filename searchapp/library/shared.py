@@ -474,7 +474,8 @@ class SharedLibrary:
                               for n in result.notices]
         if result.near_copies:  # the source's near copies, as this desktop names them (a hit's: local_hits)
             local = shared_paths.local_copies(self.store, self.paths, [n.path for n in result.near_copies])
-            result.near_copies = [dataclasses.replace(n, path=p) for n, p in zip(result.near_copies, local, strict=True)]
+            result.near_copies = [dataclasses.replace(n, path=p)
+                                  for n, p in zip(result.near_copies, local, strict=True)]
             result.notices = [Notice(NEAR, near_text(result.near_copies)) if n.kind == NEAR else n
                               for n in result.notices]
         return result
