@@ -301,6 +301,9 @@ def test_a_credential_in_a_json_file_or_a_shell_script_is_a_secret(tmp_path, nam
     (f"Server=db1;Database=tides;User Id=sa;Password={_HIDDEN};", ["Password="]),
     (f'<add name="Tides" connectionString="Data Source=db;Initial Catalog=tides;Pwd={_HIDDEN}" />', ["Pwd="]),
     (f"Driver={{ODBC Driver 18}};Server=db;UID=sa;PWD={{{_HIDDEN}}};", ["PWD="]),
+    # a brace or a quote written twice inside the value is its part (ODBC's `}}`, ADO.NET's `""`)
+    (f"Driver={{ODBC Driver 18}};Server=db;UID=sa;PWD={{Zk}}}}{_HIDDEN}}};", ["PWD="]),
+    (f'Server=db;User Id=sa;Password="Zk""{_HIDDEN}";', ["Password="]),
     (f"jdbc:h2:mem:tides;USER=sa;PASSWORD={_HIDDEN}", ["PASSWORD="]),
     (f'psycopg2.connect("host=db dbname=tides user=ferry password={_HIDDEN}")', ["password="]),
     # what is none: a user without a password, placeholders (decision 0190's rule), a default of the scheme's word
