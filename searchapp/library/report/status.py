@@ -416,11 +416,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     under_way = ocr_under_way(config, writer)
     # An unplugged drive's folder waits until it is back: the window would say at every start that it reads it again
     older = read_by_older_readers(db, [r for r, shown in zip(rows, roots, strict=True) if not shown.missing])
-    # A shared library's other machines' scans are theirs to read: "the next sync reads them" was said to a desktop
-    # whose sync reads none of them (a tester with no scans was told of another desk's 85 waiting)
-    waiting = ledger if owner is None else state_counts(db, owner)
-    notes += [n for n in (ocr_status_note(config, waiting, under_way), _kept_note(config, keep, identity),
-                          _older_note(older), _shelf_note(db)) if n]
+    notes += [n for n in (ocr_status_note(config, _waiting(db, ledger, owner), under_way),
+                          _kept_note(config, keep, identity), _older_note(older), _shelf_note(db)) if n]
     if len(unusable):
         notes.append(_unusable_note(len(unusable)))
         reindex_needed = reindex_needed or notes[-1]
@@ -466,6 +463,13 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         query_path=_query_path(config, data_dir, identity),
         passage_path=_passage_path(config, identity),
     )
+
+
+def _waiting(db: Store, ledger: dict[str, int], owner: Optional[str]) -> dict[str, int]:
+    """The states whose scans the OCR note says wait for this machine's next sync: a shared library's other
+    machines' scans are theirs to read ("the next sync reads them" was said to a desktop whose sync reads none of
+    them: a tester with no scans was told of another desk's 85 waiting)."""
+    return ledger if owner is None else state_counts(db, owner)
 
 
 def _roots(db: Store, data_dir: str) -> tuple[list[RootRow], list[RootStatus]]:
