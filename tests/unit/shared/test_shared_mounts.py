@@ -38,6 +38,10 @@ def test_a_folder_is_read_for_its_hashes_only_where_another_machine_has_a_folder
     assert why is not None and why.startswith("desk-a indexes these files already, as /srv/share ")
     assert f'"desk-a:/srv/share={here}"' in why
 
+    # a few of its files at the same places, the rest elsewhere there (copies, not a mount): added as before
+    some = theirs[:2] + [(f"/srv/share/old/{name}", sha) for name, sha in list(shas.items())[2:]]
+    assert mounted_elsewhere(_Store([("desk-a", "/srv/share")], some), str(here), 2**20) is None
+
     def read(path: object) -> str:
         raise AssertionError(f"{path} read")
 
