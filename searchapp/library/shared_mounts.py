@@ -49,12 +49,23 @@ def mounted_elsewhere(store: PgStore, root: str, max_bytes: int, skip_dirs: Coll
     (machine, folder), alike = votes.most_common(1)[0]
     if 5 * alike < 4 * len(sample):
         return None
-    # the map's entry names one of that machine's folders (path_map.py): offered only for one
-    map_entry = (f"; to open them here, add \"{machine}:{folder}={root}\" to library.path_map in config.toml"
-                 if (machine, folder) in roots else "")
+    entry = _map_entry(roots, machine, folder, root)
+    map_entry = f"; to open them here, add {entry} to library.path_map in config.toml" if entry else ""
     return (f"{machine} indexes these files already, as {folder} (this folder mounted elsewhere?): {alike} of the "
             f"{len(sample)} files here looked at are its very files at the same places; they are searchable here "
             f"as {machine}'s{map_entry}")
+
+
+def _map_entry(roots: Collection[tuple[str, str]], machine: str, folder: str, root: str) -> str:
+    """The library.path_map entry that opens `machine`'s files of `folder` at `root`: the map names one of its
+    folders (path_map.py), `folder` itself or the nearest above it, at the place here `root` says it is (a
+    subfolder of its share added here: `root` ends as `folder` does below it); "" where none is."""
+    for m, theirs in sorted(roots, key=lambda r: -len(r[1])):
+        below = folder[len(theirs):]
+        if m == machine and folder.startswith(theirs) and (not below or below.startswith("/")) \
+                and root.endswith(below) and len(root) > len(below):
+            return f'"{machine}:{theirs}={root[:len(root) - len(below)]}"'
+    return ""
 
 
 def _sample(root: str, max_bytes: int, skip_dirs: Collection[str]) -> list[tuple[str, str]]:

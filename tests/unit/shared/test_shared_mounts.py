@@ -38,6 +38,9 @@ def test_a_folder_is_read_for_its_hashes_only_where_another_machine_has_a_folder
     assert why is not None and why.startswith("desk-a indexes these files already, as /srv/share ")
     assert f'"desk-a:/srv/share={here}"' in why
 
+    # a folder inside one of its folders: the map entry names that folder, at its place here
+    why = mounted_elsewhere(_Store([("desk-a", "/srv")], theirs), str(here), 2**20)
+    assert why is not None and f'"desk-a:/srv={here.parent}"' in why, why
     # a few of its files at the same places, the rest elsewhere there (copies, not a mount): added as before
     some = theirs[:2] + [(f"/srv/share/old/{name}", sha) for name, sha in list(shas.items())[2:]]
     assert mounted_elsewhere(_Store([("desk-a", "/srv/share")], some), str(here), 2**20) is None
