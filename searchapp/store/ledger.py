@@ -54,8 +54,8 @@ def state_counts(store: Store, owner: Optional[str] = None) -> dict[str, int]:
     files_in_state's."""
     counts = dict.fromkeys(STATES, 0)
     where, params = (" WHERE machine = ?", [owner]) if owner is not None else ("", [])
-    for state, n in store.conn.execute(f"SELECT {_STATE_SQL} AS s, count(*) FROM files{where} GROUP BY s",  # noqa: S608 (constants: the state CASE, the columns)
-                                       params):
+    sql = f"SELECT {_STATE_SQL} AS s, count(*) FROM files{where} GROUP BY s"  # noqa: S608 (constants and ? only)
+    for state, n in store.conn.execute(sql, params):
         counts[state] = counts.get(state, 0) + int(n)
     return counts
 
