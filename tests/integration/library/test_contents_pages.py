@@ -79,3 +79,18 @@ def test_a_file_is_shown_by_its_own_passage_not_its_contents_page(make_config, t
     assert not is_contents(manual.text) and "Row permissions decide" in manual.text, manual.text
     assert not any(is_contents(m.text) for m in manual.more)  # it left the file's signals, not only its row
     assert is_contents(by_name["contents-only.txt"].text)  # all a file has to show: it keeps it
+
+
+def test_a_long_run_of_dots_is_read_once_not_from_each_of_its_dots():
+    """A flattened contents line's entries were cut by a leader run tried from every dot of a run and backtracked:
+    a passage of 1,000 dots took 0.2 s at every search it was a candidate of, 30,000 two minutes (a form's fill-in
+    lines read onto one). A hang guard, not a speed test: the child has 120 s for what takes well under one."""
+    import subprocess
+    import sys
+
+    code = ("from searchapp.library.search.contents_pages import is_contents as c\n"
+            "n = 100_000\n"
+            "assert not any(c(t) for t in ('. ' * n, '.' * n, '… ' * n, 'Name ' + '.' * n + ' Date ' + '.' * n))\n"
+            "assert c(' '.join(f'Part {i} ' + '. ' * n + str(i) for i in range(1, 6)))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
