@@ -29,7 +29,8 @@ hide the report.pdf on this disk (as with exact copies, folding.py).
 A number changed is another document (decision 0198, 2026-12-03): two quotes, "14,200 EUR" and "14,300 EUR", share
 82% of their sequences and a person needs both. Two texts are not near copies, whatever they share, when one holds
 a number between two words where the other holds another number between the same two words (`numbers`: each word
-holding a digit with the words either side of it): an amount, a date, a version, a phone number changed in place.
+holding a digit with the words either side of it, and the words either side of its run where a number is written in
+parts, "1,250.00"): an amount, a date, a version, a phone number changed in place.
 A number on one side only is not a change: the page numbers a PDF prints between two lines and the DOCX it came
 from does not, a running date, a line added; nor is a sentence reworded around the same numbers. By place, not by
 the numbers alone: a report of 400 numbers holds "300" somewhere, so "14,300" for "14,200" would change no set of
@@ -47,8 +48,8 @@ from ...base.types import Hit, NearCopy
 from ...store import Store
 from .availability import Readable
 
-__all__ = ["fold_near_copies", "near_copies_of", "shingles", "numbers", "number_changed", "resemblance", "NEAR_COPY", "SHINGLE",
-           "POOL_MIN", "POOL_PER_K", "TEXT_PASSAGES", "COMPARED_MAX"]
+__all__ = ["fold_near_copies", "near_copies_of", "shingles", "numbers", "number_changed", "resemblance", "NEAR_COPY",
+           "SHINGLE", "POOL_MIN", "POOL_PER_K", "TEXT_PASSAGES", "COMPARED_MAX"]
 
 SHINGLE = 5  # words a sequence: long enough that two documents on one subject share few, short enough for edits
 # Calibrated on real files (decision 0198): tika's testPDF_Version.*.pdf (one document saved by ten PDF writers),
@@ -79,10 +80,22 @@ Placed = tuple[str, str, str]  # a number and the words either side of it
 def numbers(text: str) -> set[Placed]:
     """Each word of `text` holding a digit with the words either side of it (NFKC, case-folded: a PDF's "m2" is a
     DOCX's "m²"); "14,200 EUR" is 200 between 14 and eur. Not a passage's first or last word: the two files are cut
-    into passages in other places, and a number at one file's cut has a place in the other file only."""
+    into passages in other places, and a number at one file's cut has a place in the other file only. A run of such
+    words (one number written in parts: "1,250.00", "3.12.2026", "+49 30 1234") is placed between the words either
+    side of the run too, each part: where every part changed ("1,250.00" to "1,380.50", "3.12." to "4.11.") each
+    part's neighbour changed with it and no part kept its place."""
     words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
-    return {(words[i - 1], words[i], words[i + 1]) for i in range(1, len(words) - 1)
-            if any(c.isdigit() for c in words[i])}
+    digit = [any(c.isdigit() for c in w) for w in words]
+    out = {(words[i - 1], words[i], words[i + 1]) for i in range(1, len(words) - 1) if digit[i]}
+    i = 0
+    while i < len(words):
+        j = i
+        while j < len(words) and digit[j]:
+            j += 1
+        if j - i > 1 and i > 0 and j < len(words):  # a run inside the passage (at its cut its place is unknown)
+            out.update((words[i - 1], w, words[j]) for w in words[i:j])
+        i = max(j, i + 1)
+    return out
 
 
 def number_changed(a: set[Placed], b: set[Placed]) -> bool:

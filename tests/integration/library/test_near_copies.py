@@ -198,10 +198,17 @@ def test_a_changed_number_is_another_document(lib, tmp_path):
     lib.sync()
     assert resemblance(shingles(" ".join(QUOTE)), shingles(" ".join(revised))) >= NEAR_COPY  # by the text alone: one
     assert numbers("page 1: 14,200 m² floor") == {("page", "1", "14"), ("1", "14", "200"), ("14", "200", "m2"),
-                                                  ("200", "m2", "floor")}
+                                                  ("200", "m2", "floor"), *(("page", w, "floor") for w in
+                                                                            ("1", "14", "200", "m2"))}
     # by place: a changed amount whose new value the text holds elsewhere is still a change, a page number is none
     longer = "Table 300 lists the rooms. The total price is 14,{} EUR including the materials."
     assert number_changed(numbers(longer.format(200)), numbers(longer.format(300)))
+    # a number written in parts whose every part changed: no part kept its neighbours (an amount, a date)
+    price = "The total price is {} EUR including the materials."
+    assert number_changed(numbers(price.format("1,250.00")), numbers(price.format("1,380.50")))
+    assert number_changed(numbers("signed on 3.12.2026 in Bonn"), numbers("signed on 4.11.2026 in Bonn"))
+    # a page number printed after an amount that ends a page adds a part on one side only: no change
+    assert not number_changed(numbers("the total is 14,200\n3\nThe work"), numbers("the total is 14,200 The work"))
     assert not number_changed(numbers("the rubble.\n2\nThe work starts"), numbers("the rubble. The work starts"))
     hits = _search(lib, "bathroom renovation quote price tiles heated floor", 5).hits
     rows = {_names([h])[0]: _names(h.near_copies) for h in hits}
