@@ -157,7 +157,14 @@ def fold_near_copies(store: Store, hits: Sequence[Hit], file_of: Mapping[int, in
         else:
             under.setdefault(into, []).append(i)
     readable = Readable(store)  # lazy: asks for the library's folders only where a row has a near copy
-    return [_document_row([hits[j], *(hits[i] for i in under.get(j, []))], file_of, texts, readable) for j in kept]
+    # a row past the first k is never shown (every caller keeps k): its best-ranked file stands, the disk not asked
+    return [_document_row([hits[j], *(hits[i] for i in under.get(j, []))], file_of, texts,
+                          readable if n < k else _unasked) for n, j in enumerate(kept)]
+
+
+def _unasked(path: str) -> bool:
+    """A row no one sees is taken as readable: a stat a file (a drive that may hang) for nothing."""
+    return True
 
 
 class _BestPassages:

@@ -106,9 +106,12 @@ def test_a_near_copy_shares_the_row_and_the_next_file_takes_its_place(lib):
     assert [n["key"] for n in near] == [kept.near_copies[0].path] and "near copy" in json.dumps(near)
 
 
-def test_the_row_goes_to_a_near_copy_that_can_be_opened(lib, tmp_path):
+def test_the_row_goes_to_a_near_copy_that_can_be_opened(lib, tmp_path, monkeypatch):
     """The best-ranked file of a document is gone from the disk (an unplugged drive, a folder renamed away) and its
-    near copy is here: the row shows the one that opens, the other listed under it."""
+    near copy is here: the row shows the one that opens, the other listed under it. A row past k, never shown, is
+    not asked of the disk (a stat a file, on a drive that may hang)."""
+    from searchapp.library.search import availability
+
     first = _names(_search(lib, QUERY, 3).hits)
     gone = next(n for n in first if n in {"heat-pump.md", "heat-pump (edited).md"})
     (tmp_path / "docs" / gone).unlink()  # still indexed: no sync since
@@ -116,6 +119,11 @@ def test_the_row_goes_to_a_near_copy_that_can_be_opened(lib, tmp_path):
     row = next(h for h in hits if _names([h])[0] in {"heat-pump.md", "heat-pump (edited).md"})
     assert _names([row]) != [gone] and _names(row.near_copies) == [gone], [(h.path, h.near_copies) for h in hits]
     assert 0.8 <= row.near_copies[0].similarity < 1.0 and hits.index(row) == first.index(gone)  # its place kept
+    asked: list[str] = []
+    stat = availability._os_stat
+    monkeypatch.setattr(availability, "_os_stat", lambda p: (asked.append(p.name), stat(p))[1])
+    shown = _names(_search(lib, "oil boiler burner nozzle", 1).hits)
+    assert "heat-pump" not in shown[0] and asked == shown, (shown, asked)  # the document's row is past k
 
 
 def test_a_near_copys_exact_copy_is_listed_with_it(lib, tmp_path):
