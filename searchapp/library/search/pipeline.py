@@ -446,7 +446,8 @@ def _copies_tie(scored: _Scored, row_of: Mapping[int, int], file_of: Mapping[int
     """A copy's passage and the same passage of the copy whose row it shares tie in each stage (same text, same
     score): which the index listed first is no ranking. The row's passage takes the better rank of the two, so
     the top row does not say "bm25 24.93 #2" above no #1 (a newcomer: the #1 was its folded copy's)."""
-    kept = {(f, scored.rows[c].text): c for c in scored.seen if (f := file_of.get(c)) is not None and row_of.get(f) == f}
+    kept = {(f, scored.rows[c].text): c for c in scored.seen
+            if (f := file_of.get(c)) is not None and row_of.get(f) == f}
     for cid in scored.seen:
         fid = file_of.get(cid)
         keeper = row_of.get(fid) if fid is not None else None

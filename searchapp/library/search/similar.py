@@ -186,7 +186,8 @@ def _candidates(store: Store, index: VectorIndex, dim: int, source: FileRow, src
                 scope: Optional[FilterScope], same_sha: Optional[str], own: frozenset[int] = frozenset()
                 ) -> dict[int, float]:
     """{file: its best pair's cosine} of the files among the source passages' nearest neighbours (the source, its
-    exact copies and, of a container, its own members (`own`) left out), asked NEIGHBOURS deep per passage, then WIDEN x deeper until they are k contents.
+    exact copies and, of a container, its own members (`own`) left out), asked NEIGHBOURS deep per passage, then
+    WIDEN x deeper until they are k contents.
 
     Why widen: a fixed depth grouped by file let one huge file crowd out the rest. A 29 MB log held 17,216 of a
     library's 26,876 passages; nearly every neighbour asked was one of its lines, and `similar --k 6` answered the
