@@ -178,7 +178,7 @@ def _by_meaning(store: Store, index: VectorIndex, dim: int, source: FileRow, src
     # 2. Exact file scores from every stored vector of each shortlisted file.
     scored = _scored(store, shortlist, src_vecs, src_ids, dim)
     result.timings_ms["rescore"] = ms()
-    _add_rows(store, result, scored, k, scope, source.id if fold_near else None)
+    _add_rows(store, result, scored, k, scope, source.id if fold_near else None, container=bool(own))
     return True
 
 
@@ -243,17 +243,19 @@ def _scored(store: Store, shortlist: list[int], src_vecs: np.ndarray, src_ids: l
 
 
 def _add_rows(store: Store, result: SearchResult, scored: list[tuple[float, float, int, int, int]], k: int,
-              scope: Optional[FilterScope], source: Optional[int] = None) -> None:
+              scope: Optional[FilterScope], source: Optional[int] = None, container: bool = False) -> None:
     """The k best contents of `scored` as hits: exact copies share a row, as in a search (folding.py), so the rows
     they free go to other files; the near copies of the file `source` (None: not looked for, nor folded) leave the
     rows for `result.near_copies`, with their own exact copies, and rows that are near copies of each other share
-    one (near_copies.fold_near_copies, as a search's: the rows' passages of their best pairs are the gate)."""
+    one (near_copies.fold_near_copies, as a search's: the rows' passages of their best pairs are the gate). A
+    `container`'s own text is its listing, no file's near copy: not compared (a backup zip's loose copies of its
+    members, each a row whose pair is one text, read every row's whole text against the names)."""
     rows = store.chunks([c for t in scored for c in (t[2], t[3])])
     scored = [t for t in scored if t[2] in rows and t[3] in rows]  # else deleted by a sync since the vectors were read
     copies = fold_copies(store, [t[4] for t in scored], {t[4]: rows[t[3]].path for t in scored})
     every = scored
     scored = [t for t in scored if copies.row_of.get(t[4], t[4]) == t[4]]
-    if source is not None:
+    if source is not None and not container:
         near = near_copies_of(store, source, [(t[4], rows[t[3]].text, rows[t[2]].text) for t in scored])
         result.near_copies = sorted((NearCopy(rows[t[3]].path, near[copies.row_of.get(t[4], t[4])], t[4])
                                      for t in every if copies.row_of.get(t[4], t[4]) in near),

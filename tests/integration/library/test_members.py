@@ -772,7 +772,7 @@ def test_remove_and_undo_count_files_on_disk_not_the_messages_inside(tiny_librar
 
 
 @pytest.mark.engines("sqlite")
-def test_similar_of_a_container_compares_its_members_text_never_its_listing(tiny_library, docs):
+def test_similar_of_a_container_compares_its_members_text_never_its_listing(tiny_library, docs, monkeypatch):
     """`similar notes-backup.zip` compared the zip's listing (its members' names) and answered its own member first
     (a newcomer), then said "… is a container" and sent the person to a member (decision 0208): a container is
     compared by its members' text, nested ones too, its own members never its similar files; a listing is compared
@@ -786,7 +786,13 @@ def test_similar_of_a_container_compares_its_members_text_never_its_listing(tiny
     (docs / "loose-report.txt").write_text("The heliotrope budget overran by four percent.\n", encoding="utf-8")
     tiny_library.add_folder(docs)
     zipped = str(docs / "archive.zip")
+    from searchapp.library.search import near_copies
+
+    read, texts = [], near_copies._FileTexts.__call__
+    monkeypatch.setattr(near_copies._FileTexts, "__call__", lambda self, f: (read.append(f), texts(self, f))[1])
     res = tiny_library.similar(zipped, k=20)
+    # its own text is its listing, no file's near copy: not read to compare (the loose copy's pair is one text)
+    assert tiny_library.reader().file_by_path(zipped).id not in read and not res.near_copies, read
     assert res.said(MEMBERS) == "compared by the text of its 2 members: its own passage lists only their names"
     rows = _names(res)
     assert rows[0] == str(docs / "loose-report.txt"), rows  # what its report says, outside it
