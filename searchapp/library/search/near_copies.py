@@ -64,6 +64,7 @@ TEXT_PASSAGES = 400  # passages of a file read to compare it (a book's first ~60
 # +2.5 s a search. Past it the rows stay as they are (each its own row, as with the fold off).
 COMPARED_MAX = 200
 _WORD = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
 
 
 def shingles(text: str) -> set[int]:
@@ -85,16 +86,16 @@ def numbers(text: str) -> set[Placed]:
     side of the run too, each part: where every part changed ("1,250.00" to "1,380.50", "3.12." to "4.11.") each
     part's neighbour changed with it and no part kept its place."""
     words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
-    digit = [any(c.isdigit() for c in w) for w in words]
-    out = {(words[i - 1], words[i], words[i + 1]) for i in range(1, len(words) - 1) if digit[i]}
-    i = 0
-    while i < len(words):
-        j = i
-        while j < len(words) and digit[j]:
-            j += 1
-        if j - i > 1 and i > 0 and j < len(words):  # a run inside the passage (at its cut its place is unknown)
-            out.update((words[i - 1], w, words[j]) for w in words[i:j])
-        i = max(j, i + 1)
+    n = len(words)
+    at = [i for i, w in enumerate(words) if not w.isalpha() and _DIGIT.search(w)]  # most words: isalpha, in C
+    out = {(words[i - 1], words[i], words[i + 1]) for i in at if 0 < i < n - 1}
+    start = 0
+    for x in range(1, len(at) + 1):
+        if x == len(at) or at[x] != at[x - 1] + 1:  # the run at[start:x] ends
+            i, j = at[start], at[x - 1] + 1
+            if j - i > 1 and i > 0 and j < n:  # a run inside the passage (at its cut its place is unknown)
+                out.update((words[i - 1], w, words[j]) for w in words[i:j])
+            start = x
     return out
 
 
@@ -118,7 +119,8 @@ def _gate(a: set[int], b: set[int]) -> bool:
 
 
 class _FileTexts:
-    """Each file's sequences, read once a search and only when asked."""
+    """Each file's sequences, read once a search and only when asked; its numbers only where two texts are near
+    copies (`numbers_of`): most texts compared are not, and their numbers cost more than their sequences."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -127,16 +129,23 @@ class _FileTexts:
         self.passages: dict[int, int] = {}  # each file's passages, all of them (its sequences are of TEXT_PASSAGES)
         self.compared = 0  # resemblances of two whole texts worked out this search (COMPARED_MAX)
 
+    def _texts(self, file_id: int) -> list[str]:
+        every = self.store.chunk_ids_of_file(file_id)
+        self.passages[file_id] = len(every)
+        ids = every[:TEXT_PASSAGES]
+        return [r.text for r in self.store.chunks(ids).values()] if ids else []
+
     def __call__(self, file_id: int) -> set[int]:
         got = self.of.get(file_id)
         if got is None:
-            every = self.store.chunk_ids_of_file(file_id)
-            self.passages[file_id] = len(every)
-            ids = every[:TEXT_PASSAGES]
-            rows = list(self.store.chunks(ids).values()) if ids else []
-            got = set().union(*(shingles(r.text) for r in rows))
-            self.of[file_id] = got
-            self.numbers[file_id] = set().union(*(numbers(r.text) for r in rows))
+            got = self.of[file_id] = set().union(*(shingles(t) for t in self._texts(file_id)))
+        return got
+
+    def numbers_of(self, file_id: int) -> set[Placed]:
+        """The file's numbers, its passages read again: asked of near copies alone (a few a search at most)."""
+        got = self.numbers.get(file_id)
+        if got is None:
+            got = self.numbers[file_id] = set().union(*(numbers(t) for t in self._texts(file_id)))
         return got
 
 
@@ -223,7 +232,7 @@ def _one_document(texts: _FileTexts, fi: int, fj: int) -> bool:
         return False
     if _lengths_differ(texts.passages[fi], texts.passages[fj]):
         return False
-    return resemblance(a, b) >= NEAR_COPY and not number_changed(texts.numbers[fi], texts.numbers[fj])
+    return resemblance(a, b) >= NEAR_COPY and not number_changed(texts.numbers_of(fi), texts.numbers_of(fj))
 
 
 def near_copies_of(store: Store, source: int, rows: Sequence[tuple[int, str, str]]) -> dict[int, float]:

@@ -178,11 +178,17 @@ def test_a_longer_edition_read_only_in_part_is_no_copy(lib, tmp_path, monkeypatc
     assert "heat-pump (edited).md" in folded or "heat-pump.md" in folded  # the real near copy still folds
 
 
-def test_a_shared_licence_does_not_make_two_documents_one(lib):
-    """Both files are found by the licence passage, identical in both: the gate opens, the whole texts differ."""
+def test_a_shared_licence_does_not_make_two_documents_one(lib, monkeypatch):
+    """Both files are found by the licence passage, identical in both: the gate opens, the whole texts differ (and
+    their numbers, asked of near copies alone, are not read)."""
+    from searchapp.library.search import near_copies
+
+    placed = []
+    monkeypatch.setattr(near_copies, "numbers", lambda text: placed.append(text) or set())
     hits = _search(lib, "permission granted free of charge to deal in the software without restriction", 5).hits
     assert {"parser-notes.md", "release-checklist.md"} <= set(_names(hits))
     assert not any(h.near_copies for h in hits), [(h.path, h.near_copies) for h in hits]
+    assert not placed, placed
 
 
 QUOTE = ["Quote for the renovation of the bathroom on the first floor of the house in the garden street.",
