@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # for the type checker alone: a result is read without the se
 
 __all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "FILTERED", "ABSENT", "OUTSIDE",
            "WHY_EMPTY", "COMMON", "NAMED", "WEAK", "RESPELLED", "TYPO", "DID_YOU_MEAN", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
-           "NEAR",
+           "NEAR", "MEMBERS",
            "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text", "writer_embeds", "embeds_next"]
 
 # Notice kinds, in the order a search says them.
